@@ -1,0 +1,1372 @@
+// Statements and declarations of `__co__` bodies (spec sections 7-16 and
+// Appendix A).
+#include <llvm/Support/SourceMgr.h>
+
+#include "parse/ParserImpl.h"
+
+namespace croqc {
+
+using namespace ast;
+using llvm::SMLoc;
+using llvm::StringRef;
+
+/// A missing `;` is reported at the end of the statement. When the next token
+/// starts a new line the statement is taken as complete (the `;` was simply
+/// forgotten) and parsing goes on from that token, so that the following
+/// statements are still checked.
+bool Parser::expectSemi(StringRef after) {
+  if (consumeIf(TokenKind::semi)) return true;
+  SMLoc at = prevEnd_.isValid() ? prevEnd_ : tok().loc;
+  if (!failed_) diags_.report(at, DiagKind::err_expected_semi, after, describe(tok())).range(tok().range());
+  const llvm::SourceMgr& sm = diags_.sourceMgr();
+  if (!failed_ && at.isValid() && tok().loc.isValid() && tok().isNot(TokenKind::eof) &&
+      sm.getLineAndColumn(at).first != sm.getLineAndColumn(tok().loc).first)
+    return true;
+  failed_ = true;
+  return false;
+}
+
+/// compound := '{' {stmt} '}'
+CompoundStmt* Parser::parseCompound() {
+  SMLoc start = tok().loc;
+  Token open = tok();
+  if (!expect(TokenKind::l_brace)) return nullptr;
+  if (!enterNesting()) {
+    leaveNesting();
+    return nullptr;
+  }
+  llvm::SmallVector<Stmt*, 16> body;
+  while (tok().isNot(TokenKind::r_brace)) {
+    if (tok().is(TokenKind::eof) || isHostRegion(tok().kind) || tok().is(TokenKind::kw_co)) {
+      unterminated_ = true;
+      break;
+    }
+    if (diags_.shouldStop()) {
+      while (tok().isNot(TokenKind::eof)) consume();
+      break;
+    }
+    parseStatementInto(body);
+  }
+  consumeIf(TokenKind::r_brace);
+  leaveNesting();
+  (void)open;
+  return ctx_.create<CompoundStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<Stmt*>(body)));
+}
+
+/// body := compound | stmt
+Stmt* Parser::parseBody() {
+  if (tok().is(TokenKind::l_brace)) {
+    bool outer = failed_;
+    failed_ = false;
+    CompoundStmt* c = parseCompound();
+    failed_ = outer;
+    if (c) return c;
+    return ctx_.create<NullStmt>(tok().range());
+  }
+  SMLoc start = tok().loc;
+  llvm::SmallVector<Stmt*, 2> stmts;
+  parseStatementInto(stmts);
+  if (stmts.size() == 1) return stmts.front();
+  if (stmts.empty()) return ctx_.create<NullStmt>(rangeFrom(start));
+  return ctx_.create<CompoundStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<Stmt*>(stmts)));
+}
+
+/// Parses one statement (a comma list of assignments gives several) and
+/// appends it to `out`. Errors are reported and the statement skipped.
+void Parser::parseStatementInto(llvm::SmallVectorImpl<Stmt*>& out) {
+  bool outerFailed = failed_;
+  failed_ = false;
+  size_t before = pos_;
+  Stmt* s = nullptr;
+  if (enterNesting()) s = parseStatementOrNull(out);
+  leaveNesting();
+  if (s) out.push_back(s);
+  if (failed_) {
+    if (pos_ == before) consume();
+    skipStatement();
+  } else if (!s && pos_ == before) {
+    consume();
+  }
+  failed_ = outerFailed;
+}
+
+/// stmt := (see each parse function)
+Stmt* Parser::parseStatementOrNull(llvm::SmallVectorImpl<Stmt*>& out) {
+  const Token& t = tok();
+  SMLoc start = t.loc;
+  switch (t.kind) {
+    case TokenKind::l_brace: return parseCompound();
+    case TokenKind::semi: consume(); return ctx_.create<NullStmt>(rangeFrom(start));
+    case TokenKind::l_attr: return parseWithAttributes(out);
+    case TokenKind::kw_parallel: return parseParallel({});
+    case TokenKind::kw_with: return parseWith();
+    case TokenKind::kw_foreach: return parseForeach();
+    case TokenKind::kw_while: return parseWhile();
+    case TokenKind::kw_if: return parseIf();
+    case TokenKind::kw_inthreads: return parseInthreads();
+    case TokenKind::kw_apply: return parseApply();
+    case TokenKind::kw_dma:
+    case TokenKind::kw_tma: return parseDma({}, start);
+    case TokenKind::kw_mma: return parseMma({}, start, {});
+    case TokenKind::kw_reduce_max:
+    case TokenKind::kw_reduce_sum:
+    case TokenKind::kw_all_reduce_sum:
+    case TokenKind::kw_copy: return parseFragOp();
+    case TokenKind::kw_wait: return parseWait();
+    case TokenKind::kw_trigger: return parseTrigger();
+    case TokenKind::kw_swap:
+    case TokenKind::kw_rotate: return parseSwap();
+    case TokenKind::kw_return: return parseReturn();
+    case TokenKind::kw_sync: return parseSync();
+    case TokenKind::kw_cpp: return parseCpp();
+    case TokenKind::kw_asm:
+    case TokenKind::kw_asm_: return parseAsm();
+    case TokenKind::kw_print:
+    case TokenKind::kw_println: return parsePrint();
+    case TokenKind::kw_assert: return parseAssert();
+    case TokenKind::kw_break:
+    case TokenKind::kw_continue:
+    case TokenKind::kw_yield: {
+      TokenKind k = consume().kind;
+      if (!expectSemi("`" + tokenKindSpelling(k).str() + "`")) return nullptr;
+      if (k == TokenKind::kw_break) return ctx_.create<BreakStmt>(rangeFrom(start));
+      if (k == TokenKind::kw_continue) return ctx_.create<ContinueStmt>(rangeFrom(start));
+      return ctx_.create<YieldStmt>(rangeFrom(start));
+    }
+    case TokenKind::kw_mdspan: return parseMdspanDecl();
+    case TokenKind::kw_ituple: return parseItupleDecl();
+    case TokenKind::kw_shared:
+    case TokenKind::kw_local:
+    case TokenKind::kw_global: return parseStorageDecl();
+    case TokenKind::kw_event: return parseEventDecl(Storage::None, start);
+    case TokenKind::kw_frag: return parseFragDecl();
+    case TokenKind::kw_mutable: return parseScalarDecl(Storage::None, start);
+    case TokenKind::directive: {
+      Token d = consume();
+      return ctx_.create<DirectiveStmt>(d.range(), d.text);
+    }
+    case TokenKind::identifier:
+      if (peek(1).is(TokenKind::colon)) return parseMdspanDecl();
+      if (peek(1).is(TokenKind::equal) && peek(2).isOneOf(TokenKind::kw_dma, TokenKind::kw_tma)) {
+        StringRef name = consume().text;
+        consume();  // =
+        return parseDma(name, start);
+      }
+      if (peek(1).is(TokenKind::equal) && peek(2).is(TokenKind::kw_mma)) {
+        StringRef name = consume().text;
+        consume();  // =
+        return parseMma(name, start, {});
+      }
+      parseSimpleStatement(out);
+      return nullptr;
+    default:
+      if (startsType(t) && t.isNot(TokenKind::kw_stream)) {
+        if (peek(1).isOneOf(TokenKind::l_square, TokenKind::l_attr)) return parseSpannedDecl(Storage::None, start);
+        return parseScalarDecl(Storage::None, start);
+      }
+      if (t.isOneOf(TokenKind::plusplus, TokenKind::minusminus, TokenKind::kw_call, TokenKind::l_paren,
+                    TokenKind::kw_select, TokenKind::kw_cdiv, TokenKind::hash)) {
+        parseSimpleStatement(out);
+        return nullptr;
+      }
+      break;
+  }
+  error(DiagKind::err_expected_statement, describe(t));
+  return nullptr;
+}
+
+/// simple := assign {',' assign} ';' | expr ';'
+/// assign := postfix ['+'|'-'|'*'|'/'|'%'|'&'|'|'|'^'|'<<'|'>>'] '=' expr
+void Parser::parseSimpleStatement(llvm::SmallVectorImpl<Stmt*>& out) {
+  while (true) {
+    SMLoc start = tok().loc;
+    Expr* target = parseExpr();
+    if (!target) return;
+    if (tok().is(TokenKind::equal) || (isCompoundAssignOp(tok().kind) && peek(1).is(TokenKind::equal))) {
+      Stmt* s = parseAssignmentTail(target, start);
+      if (!s) return;
+      out.push_back(s);
+      if (consumeIf(TokenKind::comma)) continue;
+      expectSemi("the assignment");
+      return;
+    }
+    if (!expectSemi("the expression")) return;
+    out.push_back(ctx_.create<ExprStmt>(rangeFrom(start), target));
+    return;
+  }
+}
+
+Stmt* Parser::parseAssignmentTail(Expr* target, SMLoc start) {
+  TokenKind op = TokenKind::equal;
+  if (tok().isNot(TokenKind::equal)) op = consume().kind;
+  consume();  // =
+  Expr* value = parseExpr();
+  if (!value) return nullptr;
+  if (tok().is(TokenKind::equal)) {
+    error(DiagKind::err_chained_assignment);
+    return nullptr;
+  }
+  return ctx_.create<AssignStmt>(rangeFrom(start), target, op, value);
+}
+
+/// attributed := attr {attr} (parallel | mma_exec)
+/// attr := '[[' IDENT ['(' args ')'] ']]'
+Stmt* Parser::parseWithAttributes(llvm::SmallVectorImpl<Stmt*>& out) {
+  SMLoc start = tok().loc;
+  llvm::SmallVector<Attribute, 2> attrs;
+  while (tok().is(TokenKind::l_attr)) {
+    std::optional<Attribute> a = parseAttribute();
+    if (!a) return nullptr;
+    attrs.push_back(*a);
+  }
+  llvm::ArrayRef<Attribute> copied = ctx_.copy(llvm::ArrayRef<Attribute>(attrs));
+  if (tok().is(TokenKind::kw_parallel)) {
+    Stmt* s = parseParallel(copied);
+    if (s) s->setRange(rangeFrom(start));
+    return s;
+  }
+  if (tok().is(TokenKind::kw_mma)) return parseMma({}, start, copied);
+  errorAt(attrs.front().range, DiagKind::err_attribute_target, attrs.front().name, describe(tok()));
+  (void)out;
+  return nullptr;
+}
+
+std::optional<Attribute> Parser::parseAttribute() {
+  SMLoc start = tok().loc;
+  Token open = consume();  // [[
+  Attribute a;
+  if (tok().isNot(TokenKind::identifier) && !isKeyword(tok().kind)) {
+    expect(TokenKind::identifier, "an attribute name");
+    return std::nullopt;
+  }
+  Token name = consume();
+  a.name = name.text;
+  if (a.name != "launch_bounds" && a.name != "maxnreg" && a.name != "schedule") {
+    errorAt(name.range(), DiagKind::err_unknown_attribute, name.text);
+    return std::nullopt;
+  }
+  if (tok().is(TokenKind::l_paren)) {
+    Token paren = consume();
+    if (a.name == "schedule") {
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "a schedule such as `k_tiles(...)`");
+        return std::nullopt;
+      }
+      a.sub = consume().text;
+      Token inner = tok();
+      if (!expect(TokenKind::l_paren)) return std::nullopt;
+      std::optional<llvm::ArrayRef<Expr*>> args = parseArgList(TokenKind::r_paren, inner);
+      if (!args) return std::nullopt;
+      a.args = *args;
+      if (!expectClose(TokenKind::r_paren, paren)) return std::nullopt;
+    } else {
+      std::optional<llvm::ArrayRef<Expr*>> args = parseArgList(TokenKind::r_paren, paren);
+      if (!args) return std::nullopt;
+      a.args = *args;
+    }
+  }
+  if (tok().is(TokenKind::r_attr)) {
+    consume();
+  } else if (tok().is(TokenKind::r_square) && peek(1).is(TokenKind::r_square)) {
+    consume();
+    consume();
+  } else {
+    expectClose(TokenKind::r_attr, open);
+    return std::nullopt;
+  }
+  a.range = rangeFrom(start);
+  return a;
+}
+
+/// parallel := {attr} 'parallel' ['.async'] ['<' IDENT '>'] pb [':' lvl] {',' pb [':' lvl]} body
+Stmt* Parser::parseParallel(llvm::ArrayRef<Attribute> attrs) {
+  SMLoc start = tok().loc;
+  consume();  // parallel
+  bool isAsync = consumeIf(TokenKind::m_async);
+  StringRef stream;
+  if (tok().is(TokenKind::less)) {
+    Token open = consume();
+    if (tok().isNot(TokenKind::identifier)) {
+      expect(TokenKind::identifier, "a stream parameter name");
+      return nullptr;
+    }
+    stream = consume().text;
+    if (!expectClose(TokenKind::greater, open)) return nullptr;
+  }
+  llvm::SmallVector<ParallelBinding, 2> bindings;
+  do {
+    std::optional<ParallelBinding> b = parseParallelBinding();
+    if (!b) return nullptr;
+    bindings.push_back(*b);
+  } while (consumeIf(TokenKind::comma));
+  Stmt* body = parseBody();
+  auto* p = ctx_.create<ParallelStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<ParallelBinding>(bindings)), body);
+  p->attributes = attrs;
+  p->isAsync = isAsync;
+  p->stream = stream;
+  return p;
+}
+
+/// pb  := 'by' extent | IDENT 'by' extent | [IDENT '='] '{' ids '}' 'by' extent
+/// extent := '[' exprs ']' | expr;   lvl := level ['(' IDENT ')'] ['<' 'cooperative' '>']
+std::optional<ParallelBinding> Parser::parseParallelBinding() {
+  ParallelBinding b;
+  SMLoc start = tok().loc;
+  if (tok().is(TokenKind::identifier) && peek(1).is(TokenKind::equal) && peek(2).is(TokenKind::l_brace)) {
+    b.name = consume().text;
+    consume();  // =
+  }
+  if (tok().is(TokenKind::l_brace)) {
+    Token open = consume();
+    llvm::SmallVector<StringRef, 3> names;
+    do {
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "a parallel variable name");
+        return std::nullopt;
+      }
+      names.push_back(consume().text);
+    } while (consumeIf(TokenKind::comma));
+    if (!expectClose(TokenKind::r_brace, open)) return std::nullopt;
+    b.elements = ctx_.copy(llvm::ArrayRef<StringRef>(names));
+  } else if (tok().is(TokenKind::identifier)) {
+    b.name = consume().text;
+  }
+  if (!expect(TokenKind::kw_by, "`by` in the parallel statement")) return std::nullopt;
+  if (tok().isOneOf(TokenKind::l_square, TokenKind::l_attr)) {
+    std::optional<llvm::ArrayRef<Expr*>> extents = parseShapeList();
+    if (!extents) return std::nullopt;
+    b.extents = *extents;
+    b.bracketed = true;
+  } else {
+    Expr* e = parseExpr();
+    if (!e) return std::nullopt;
+    b.extents = ctx_.copy(llvm::ArrayRef<Expr*>(e));
+  }
+  if (consumeIf(TokenKind::colon)) {
+    if (!parseLevel(b.level)) return std::nullopt;
+    if (tok().is(TokenKind::l_paren)) {
+      Token open = consume();
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "a name");
+        return std::nullopt;
+      }
+      b.levelTag = consume().text;
+      if (!expectClose(TokenKind::r_paren, open)) return std::nullopt;
+    }
+    if (tok().is(TokenKind::less) && peek(1).is(TokenKind::kw_cooperative)) {
+      Token open = consume();
+      consume();
+      if (!expectClose(TokenKind::greater, open)) return std::nullopt;
+      b.cooperative = true;
+    }
+  }
+  b.range = rangeFrom(start);
+  return b;
+}
+
+/// level := 'term' | 'device' | 'cluster' | 'block' | 'group-4' | 'group' | 'thread'
+bool Parser::parseLevel(ParallelLevel& level) {
+  switch (tok().kind) {
+    case TokenKind::kw_term: level = ParallelLevel::Term; break;
+    case TokenKind::kw_device: level = ParallelLevel::Device; break;
+    case TokenKind::kw_cluster: level = ParallelLevel::Cluster; break;
+    case TokenKind::kw_block: level = ParallelLevel::Block; break;
+    case TokenKind::kw_group4: level = ParallelLevel::Group4; break;
+    case TokenKind::kw_group:
+      if (peek(1).is(TokenKind::minus) && peek(2).is(TokenKind::int_literal) && peek(2).text == "4") {
+        errorAt({tok().loc, peek(2).endLoc}, DiagKind::err_group4_spaced);
+        return false;
+      }
+      level = ParallelLevel::Group;
+      break;
+    case TokenKind::kw_thread: level = ParallelLevel::Thread; break;
+    default: error(DiagKind::err_expected_level, describe(tok())); return false;
+  }
+  consume();
+  return true;
+}
+
+/// with_block := 'with' within {',' within} ['where' IDENT '<->' IDENT {',' IDENT '<->' IDENT}] body
+Stmt* Parser::parseWith() {
+  SMLoc start = tok().loc;
+  consume();  // with
+  llvm::SmallVector<IterBinding, 2> bindings;
+  do {
+    std::optional<IterBinding> b = parseIterBinding(false);
+    if (!b) return nullptr;
+    bindings.push_back(*b);
+  } while (consumeIf(TokenKind::comma));
+  llvm::SmallVector<WherePair, 1> where;
+  if (consumeIf(TokenKind::kw_where)) {
+    do {
+      SMLoc ps = tok().loc;
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "a bounded variable");
+        return nullptr;
+      }
+      StringRef lhs = consume().text;
+      if (!expect(TokenKind::swaparrow)) return nullptr;
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "a bounded variable");
+        return nullptr;
+      }
+      StringRef rhs = consume().text;
+      where.push_back({lhs, rhs, rangeFrom(ps)});
+    } while (consumeIf(TokenKind::comma));
+  }
+  Stmt* body = parseBody();
+  auto* w = ctx_.create<WithStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<IterBinding>(bindings)), body);
+  w->where = ctx_.copy(llvm::ArrayRef<WherePair>(where));
+  return w;
+}
+
+/// foreach := 'foreach' item {',' item} [':' suffix {',' suffix}] body
+/// item    := within | [IDENT '='] IDENT ['(' [expr] ':' [expr] [':' [expr]] ')']
+/// suffix  := 'unroll' ['(' expr ')'] | 'vectorize' '(' IDENT ',' expr ')'
+Stmt* Parser::parseForeach() {
+  SMLoc start = tok().loc;
+  consume();  // foreach
+  llvm::SmallVector<IterBinding, 2> bindings;
+  do {
+    std::optional<IterBinding> b = parseIterBinding(true);
+    if (!b) return nullptr;
+    bindings.push_back(*b);
+  } while (consumeIf(TokenKind::comma));
+  llvm::SmallVector<LoopSuffix, 1> suffixes;
+  if (consumeIf(TokenKind::colon)) {
+    do {
+      LoopSuffix s;
+      SMLoc ss = tok().loc;
+      if (tok().is(TokenKind::kw_unroll)) {
+        s.kind = consume().kind;
+        if (tok().is(TokenKind::l_paren)) {
+          Token open = consume();
+          s.factor = parseExpr();
+          if (!s.factor || !expectClose(TokenKind::r_paren, open)) return nullptr;
+        }
+      } else if (tok().is(TokenKind::kw_vectorize)) {
+        s.kind = consume().kind;
+        Token open = tok();
+        if (!expect(TokenKind::l_paren)) return nullptr;
+        if (tok().isNot(TokenKind::identifier)) {
+          expect(TokenKind::identifier, "the vectorised loop variable");
+          return nullptr;
+        }
+        s.var = consume().text;
+        if (!expect(TokenKind::comma)) return nullptr;
+        s.factor = parseExpr();
+        if (!s.factor || !expectClose(TokenKind::r_paren, open)) return nullptr;
+      } else {
+        expect(TokenKind::kw_unroll, "a loop suffix (`unroll`, `unroll(N)` or `vectorize(v, N)`)");
+        return nullptr;
+      }
+      s.range = rangeFrom(ss);
+      suffixes.push_back(s);
+    } while (consumeIf(TokenKind::comma));
+  }
+  Stmt* body = parseBody();
+  auto* f = ctx_.create<ForeachStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<IterBinding>(bindings)), body);
+  f->suffixes = ctx_.copy(llvm::ArrayRef<LoopSuffix>(suffixes));
+  return f;
+}
+
+/// within := IDENT 'in' expr | [IDENT '='] '{' ids '}' 'in' expr
+std::optional<IterBinding> Parser::parseIterBinding(bool allowBare) {
+  IterBinding b;
+  SMLoc start = tok().loc;
+  if (tok().is(TokenKind::identifier) && peek(1).is(TokenKind::equal) && peek(2).is(TokenKind::l_brace)) {
+    b.name = consume().text;
+    consume();  // =
+  }
+  if (tok().is(TokenKind::l_brace)) {
+    Token open = consume();
+    llvm::SmallVector<StringRef, 3> names;
+    do {
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "an iteration variable name");
+        return std::nullopt;
+      }
+      names.push_back(consume().text);
+    } while (consumeIf(TokenKind::comma));
+    if (!expectClose(TokenKind::r_brace, open)) return std::nullopt;
+    b.elements = ctx_.copy(llvm::ArrayRef<StringRef>(names));
+    if (!expect(TokenKind::kw_in)) return std::nullopt;
+    b.extent = parseExpr();
+    if (!b.extent) return std::nullopt;
+    b.range = rangeFrom(start);
+    return b;
+  }
+  if (tok().isNot(TokenKind::identifier)) {
+    expect(TokenKind::identifier, "an iteration variable name");
+    return std::nullopt;
+  }
+  b.name = consume().text;
+  if (consumeIf(TokenKind::kw_in)) {
+    b.extent = parseExpr();
+    if (!b.extent) return std::nullopt;
+    b.range = rangeFrom(start);
+    return b;
+  }
+  if (!allowBare) {
+    expect(TokenKind::kw_in);
+    return std::nullopt;
+  }
+  if (tok().is(TokenKind::equal) && peek(1).is(TokenKind::identifier)) {
+    consume();  // =
+    b.alias = b.name;
+    b.name = consume().text;
+  }
+  if (tok().is(TokenKind::l_paren) && !parseRangeSuffix(b)) return std::nullopt;
+  b.range = rangeFrom(start);
+  return b;
+}
+
+/// range := '(' [expr] ':' [expr] [':' [expr]] ')'   (`::` is `: :`)
+bool Parser::parseRangeSuffix(IterBinding& b) {
+  Token open = consume();  // (
+  b.hasRange = true;
+  auto endOfPart = [&] { return tok().isOneOf(TokenKind::colon, TokenKind::coloncolon, TokenKind::r_paren); };
+  if (!endOfPart()) {
+    b.lo = parseExpr();
+    if (!b.lo) return false;
+  }
+  if (consumeIf(TokenKind::coloncolon)) {
+    if (tok().isNot(TokenKind::r_paren)) {
+      b.step = parseExpr();
+      if (!b.step) return false;
+    }
+  } else {
+    if (!expect(TokenKind::colon, "`:` in the iteration range")) return false;
+    if (!endOfPart()) {
+      b.hi = parseExpr();
+      if (!b.hi) return false;
+    }
+    if (consumeIf(TokenKind::colon) && tok().isNot(TokenKind::r_paren)) {
+      b.step = parseExpr();
+      if (!b.step) return false;
+    }
+  }
+  return expectClose(TokenKind::r_paren, open);
+}
+
+/// while := 'while' '(' expr ')' body
+Stmt* Parser::parseWhile() {
+  SMLoc start = tok().loc;
+  consume();
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `while`")) return nullptr;
+  Expr* cond = parseExpr();
+  if (!cond || !expectClose(TokenKind::r_paren, open)) return nullptr;
+  Stmt* body = parseBody();
+  return ctx_.create<WhileStmt>(rangeFrom(start), cond, body);
+}
+
+/// if := 'if' '(' expr ')' body ['else' body]
+Stmt* Parser::parseIf() {
+  SMLoc start = tok().loc;
+  consume();
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `if`")) return nullptr;
+  Expr* cond = parseExpr();
+  if (!cond || !expectClose(TokenKind::r_paren, open)) return nullptr;
+  Stmt* then = parseBody();
+  Stmt* otherwise = nullptr;
+  if (consumeIf(TokenKind::kw_else)) otherwise = parseBody();
+  return ctx_.create<IfStmt>(rangeFrom(start), cond, then, otherwise);
+}
+
+/// inthreads := 'inthreads' ['.async'] '(' expr ')' body
+Stmt* Parser::parseInthreads() {
+  SMLoc start = tok().loc;
+  consume();
+  bool isAsync = consumeIf(TokenKind::m_async);
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `inthreads`")) return nullptr;
+  Expr* cond = parseExpr();
+  if (!cond || !expectClose(TokenKind::r_paren, open)) return nullptr;
+  Stmt* body = parseBody();
+  auto* s = ctx_.create<InthreadsStmt>(rangeFrom(start), cond, body);
+  s->isAsync = isAsync;
+  return s;
+}
+
+/// apply := 'apply' ('{' ids '}' | IDENT) 'in' expr body
+Stmt* Parser::parseApply() {
+  SMLoc start = tok().loc;
+  consume();
+  llvm::SmallVector<StringRef, 2> names;
+  if (tok().is(TokenKind::l_brace)) {
+    Token open = consume();
+    do {
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "an index name");
+        return nullptr;
+      }
+      names.push_back(consume().text);
+    } while (consumeIf(TokenKind::comma));
+    if (!expectClose(TokenKind::r_brace, open)) return nullptr;
+  } else if (tok().is(TokenKind::identifier)) {
+    names.push_back(consume().text);
+  } else {
+    expect(TokenKind::l_brace, "`{` and the index names");
+    return nullptr;
+  }
+  if (!expect(TokenKind::kw_in)) return nullptr;
+  Expr* source = parseExpr();
+  if (!source) return nullptr;
+  Stmt* body = parseBody();
+  return ctx_.create<ApplyStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<StringRef>(names)), source, body);
+}
+
+/// dma := [IDENT '='] ('dma'|'tma') op [config] {mod} view {mod} '=>' (view | storage) ['after' exprs]
+///      | IDENT '=' ('dma'|'tma') '.any'
+/// op  := '.copy' | '.load' | '.pad' | '.transp';   config := '<' exprs '>'
+Stmt* Parser::parseDma(StringRef future, SMLoc start) {
+  Token engine = consume();
+  if (!tok().isOneOf(TokenKind::m_copy, TokenKind::m_load, TokenKind::m_pad, TokenKind::m_transp, TokenKind::m_any)) {
+    std::string what = tok().is(TokenKind::period) && peek(1).is(TokenKind::identifier)
+                           ? "." + peek(1).text.str()
+                           : (tok().text.startswith(".") ? tok().text.str() : " " + tok().text.str());
+    error(DiagKind::err_unknown_dma_op, engine.text, what);
+    return nullptr;
+  }
+  Token op = consume();
+  auto* dma = ctx_.create<DmaStmt>(rangeFrom(start), engine.kind, op.kind);
+  dma->future = future;
+  if (op.is(TokenKind::m_any)) {
+    if (future.empty()) {
+      errorAt({start, op.endLoc}, DiagKind::err_dma_any_needs_future, engine.text);
+      return nullptr;
+    }
+    if (!expectSemi("`" + engine.text.str() + ".any`")) return nullptr;
+    dma->setRange(rangeFrom(start));
+    return dma;
+  }
+  if (tok().is(TokenKind::less)) {
+    std::optional<llvm::ArrayRef<Expr*>> config = parseAngleArgs();
+    if (!config) return nullptr;
+    dma->config = *config;
+  }
+  llvm::SmallVector<DmaModifier, 4> mods;
+  if (!parseDmaModifiers(dma, mods)) return nullptr;
+  dma->source = parseExpr();
+  if (!dma->source) return nullptr;
+  if (!parseDmaModifiers(dma, mods)) return nullptr;
+  dma->modifiers = ctx_.copy(llvm::ArrayRef<DmaModifier>(mods));
+  if (!expect(TokenKind::arrow, "`=>` between the source and the destination of the copy")) return nullptr;
+  if (tok().isOneOf(TokenKind::kw_shared, TokenKind::kw_local, TokenKind::kw_global) &&
+      !peek(1).isOneOf(TokenKind::l_square, TokenKind::m_span)) {
+    dma->destStorage = parseStorage();
+  } else {
+    dma->dest = parseExpr();
+    if (!dma->dest) return nullptr;
+  }
+  if (consumeIf(TokenKind::kw_after)) {
+    llvm::SmallVector<Expr*, 2> after;
+    do {
+      Expr* e = parseExpr();
+      if (!e) return nullptr;
+      after.push_back(e);
+    } while (consumeIf(TokenKind::comma));
+    dma->after = ctx_.copy(llvm::ArrayRef<Expr*>(after));
+  }
+  if (!expectSemi("the copy")) return nullptr;
+  dma->setRange(rangeFrom(start));
+  return dma;
+}
+
+/// mod := '.async' ['<' expr '>'] | ('.swiz' | '.swizzle') ['<' expr '>'] | '.zfill'
+///      | '.evict_first' | '.evict_last' | '.multicast' | '.sp' ['<' INT (':'|',') INT '>']
+///      | '.promote' '<' expr '>'
+bool Parser::parseDmaModifiers(DmaStmt* dma, llvm::SmallVectorImpl<DmaModifier>& mods) {
+  while (true) {
+    const Token& t = tok();
+    SMLoc start = t.loc;
+    switch (t.kind) {
+      case TokenKind::m_async:
+        consume();
+        dma->isAsync = true;
+        if (tok().is(TokenKind::less)) {
+          Token open = consume();
+          dma->asyncEvent = parseAngleArg();
+          if (!dma->asyncEvent || !expectClose(TokenKind::greater, open)) return false;
+        }
+        continue;
+      case TokenKind::m_swiz:
+      case TokenKind::m_swizzle:
+      case TokenKind::m_promote: {
+        TokenKind k = consume().kind;
+        llvm::ArrayRef<Expr*> args;
+        if (tok().is(TokenKind::less)) {
+          std::optional<llvm::ArrayRef<Expr*>> a = parseAngleArgs();
+          if (!a) return false;
+          args = *a;
+        }
+        mods.push_back({k, args, rangeFrom(start)});
+        continue;
+      }
+      case TokenKind::m_sp: {
+        consume();
+        llvm::SmallVector<Expr*, 2> args;
+        if (tok().is(TokenKind::less)) {
+          Token open = consume();
+          Expr* a = parseAngleArg();
+          if (!a) return false;
+          args.push_back(a);
+          if (!consumeIf(TokenKind::colon) && !expect(TokenKind::comma, "`:` in `.sp<N:M>`")) return false;
+          Expr* b = parseAngleArg();
+          if (!b || !expectClose(TokenKind::greater, open)) return false;
+          args.push_back(b);
+        }
+        mods.push_back({TokenKind::m_sp, ctx_.copy(llvm::ArrayRef<Expr*>(args)), rangeFrom(start)});
+        continue;
+      }
+      case TokenKind::m_zfill:
+      case TokenKind::m_evict_first:
+      case TokenKind::m_evict_last:
+      case TokenKind::m_multicast:
+        mods.push_back({consume().kind, {}, rangeFrom(start)});
+        continue;
+      default:
+        if (t.is(TokenKind::period) && peek(1).is(TokenKind::identifier)) {
+          errorAt({t.loc, peek(1).endLoc}, DiagKind::err_unknown_dma_modifier, "." + peek(1).text.str());
+          return false;
+        }
+        if (isMemberToken(t.kind) && !isViewMethod(t.kind) &&
+            !t.isOneOf(TokenKind::m_span, TokenKind::m_data, TokenKind::m_mdata)) {
+          error(DiagKind::err_unknown_dma_modifier, t.text);
+          return false;
+        }
+        return true;
+    }
+  }
+}
+
+/// mma := IDENT '=' 'mma' '.fill' ['.' elem_type] expr | 'mma' '.fill' expr ',' expr
+///      | IDENT '=' 'mma' '.load' {'.' 'frag' | '.swiz' ['<' expr '>'] | '.async'} view
+///      | 'mma' '.load' {...} view ',' expr
+///      | [IDENT '='] {attr} 'mma' layout {'.sp' | '.scale' | '.async'} expr ',' expr ',' expr {',' expr}
+///      | 'mma' '.store' {'.transp' | '.async' | '.mask'} expr ',' view {',' expr}
+///      | 'mma' '.scale' expr ',' expr ',' expr | 'mma' '.' 'commit' | 'mma' '.' 'wait' '<' expr '>'
+Stmt* Parser::parseMma(StringRef result, SMLoc start, llvm::ArrayRef<Attribute> attrs) {
+  consume();  // mma
+  const Token& op = tok();
+  if (op.isOneOf(TokenKind::m_row, TokenKind::m_col)) return parseMmaExec(result, start, attrs);
+  if (!attrs.empty()) {
+    errorAt(attrs.front().range, DiagKind::err_attribute_target, attrs.front().name, "`mma" + op.text.str() + "`");
+    return nullptr;
+  }
+  if (op.is(TokenKind::m_fill)) {
+    consume();
+    TokenKind elem = TokenKind::eof;
+    if (tok().is(TokenKind::period) && (startsType(peek(1)) && peek(1).isNot(TokenKind::kw_stream))) {
+      consume();
+      elem = canonicalElementType(consume().kind);
+    }
+    Expr* target = nullptr;
+    if (result.empty()) {
+      target = parseExpr();
+      if (!target || !expect(TokenKind::comma, "`,` between the accumulator and the fill value")) return nullptr;
+    }
+    Expr* value = parseExpr();
+    if (!value || !expectSemi("`mma.fill`")) return nullptr;
+    auto* s = ctx_.create<MmaFillStmt>(rangeFrom(start), value);
+    s->result = result;
+    s->target = target;
+    s->elem = elem;
+    return s;
+  }
+  if (op.is(TokenKind::m_load)) {
+    consume();
+    bool toFrag = false, isAsync = false, hasSwizzle = false;
+    Expr* swizzle = nullptr;
+    while (true) {
+      if (tok().is(TokenKind::period) && peek(1).is(TokenKind::kw_frag)) {
+        consume();
+        consume();
+        toFrag = true;
+      } else if (tok().isOneOf(TokenKind::m_swiz, TokenKind::m_swizzle)) {
+        consume();
+        hasSwizzle = true;
+        if (tok().is(TokenKind::less)) {
+          Token open = consume();
+          swizzle = parseAngleArg();
+          if (!swizzle || !expectClose(TokenKind::greater, open)) return nullptr;
+        }
+      } else if (tok().is(TokenKind::m_async)) {
+        consume();
+        isAsync = true;
+      } else {
+        break;
+      }
+    }
+    Expr* source = parseExpr();
+    if (!source) return nullptr;
+    Expr* target = nullptr;
+    if (result.empty()) {
+      if (!expect(TokenKind::comma, "`,` and the fragment to load into")) return nullptr;
+      target = parseExpr();
+      if (!target) return nullptr;
+    }
+    if (!expectSemi("`mma.load`")) return nullptr;
+    auto* s = ctx_.create<MmaLoadStmt>(rangeFrom(start), source);
+    s->result = result;
+    s->target = target;
+    s->toFrag = toFrag;
+    s->isAsync = isAsync;
+    s->hasSwizzle = hasSwizzle;
+    s->swizzle = swizzle;
+    return s;
+  }
+  if (op.is(TokenKind::m_store)) {
+    consume();
+    bool transpose = false, isAsync = false, mask = false;
+    while (tok().isOneOf(TokenKind::m_transp, TokenKind::m_async, TokenKind::m_mask)) {
+      TokenKind k = consume().kind;
+      transpose |= k == TokenKind::m_transp;
+      isAsync |= k == TokenKind::m_async;
+      mask |= k == TokenKind::m_mask;
+    }
+    Expr* acc = parseExpr();
+    if (!acc || !expect(TokenKind::comma, "`,` between the accumulator and the destination")) return nullptr;
+    Expr* dest = parseExpr();
+    if (!dest) return nullptr;
+    llvm::SmallVector<Expr*, 2> maskArgs;
+    while (consumeIf(TokenKind::comma)) {
+      Expr* e = parseExpr();
+      if (!e) return nullptr;
+      maskArgs.push_back(e);
+    }
+    if (!expectSemi("`mma.store`")) return nullptr;
+    auto* s = ctx_.create<MmaStoreStmt>(rangeFrom(start), acc, dest);
+    s->transpose = transpose;
+    s->isAsync = isAsync;
+    s->mask = mask;
+    s->maskArgs = ctx_.copy(llvm::ArrayRef<Expr*>(maskArgs));
+    return s;
+  }
+  if (op.is(TokenKind::m_scale)) {
+    consume();
+    Expr* acc = parseExpr();
+    if (!acc || !expect(TokenKind::comma)) return nullptr;
+    Expr* sa = parseExpr();
+    if (!sa || !expect(TokenKind::comma)) return nullptr;
+    Expr* sb = parseExpr();
+    if (!sb || !expectSemi("`mma.scale`")) return nullptr;
+    return ctx_.create<MmaScaleStmt>(rangeFrom(start), acc, sa, sb);
+  }
+  if (op.is(TokenKind::period) && peek(1).is(TokenKind::identifier) && peek(1).text == "commit") {
+    consume();
+    consume();
+    if (!expectSemi("`mma.commit`")) return nullptr;
+    return ctx_.create<MmaCommitStmt>(rangeFrom(start));
+  }
+  if (op.is(TokenKind::period) && peek(1).is(TokenKind::kw_wait)) {
+    consume();
+    consume();
+    Token open = tok();
+    if (!expect(TokenKind::less, "`<` and the number of groups left in flight, as in `mma.wait<0>`")) return nullptr;
+    Expr* count = parseAngleArg();
+    if (!count || !expectClose(TokenKind::greater, open) || !expectSemi("`mma.wait<n>`")) return nullptr;
+    return ctx_.create<MmaWaitStmt>(rangeFrom(start), count);
+  }
+  std::string spelled = op.is(TokenKind::period) ? "." + peek(1).text.str() : op.text.str();
+  if (!op.is(TokenKind::period) && !isMemberToken(op.kind)) spelled = " " + spelled;
+  error(DiagKind::err_unknown_mma_op, spelled);
+  return nullptr;
+}
+
+Stmt* Parser::parseMmaExec(StringRef result, SMLoc start, llvm::ArrayRef<Attribute> attrs) {
+  Token la = consume();
+  if (!tok().isOneOf(TokenKind::m_row, TokenKind::m_col)) {
+    errorAt(la.range(), DiagKind::err_mma_layout_incomplete, la.text);
+    return nullptr;
+  }
+  Token lb = consume();
+  bool sparse = false, scale = false, isAsync = false;
+  while (tok().isOneOf(TokenKind::m_sp, TokenKind::m_scale, TokenKind::m_async)) {
+    TokenKind k = consume().kind;
+    sparse |= k == TokenKind::m_sp;
+    scale |= k == TokenKind::m_scale;
+    isAsync |= k == TokenKind::m_async;
+  }
+  llvm::SmallVector<Expr*, 5> operands;
+  do {
+    Expr* e = parseExpr();
+    if (!e) return nullptr;
+    operands.push_back(e);
+  } while (consumeIf(TokenKind::comma));
+  if (operands.size() < 3) {
+    expect(TokenKind::comma, "three operands (accumulator, A, B)");
+    return nullptr;
+  }
+  if (!expectSemi("the MMA")) return nullptr;
+  auto* s = ctx_.create<MmaExecStmt>(rangeFrom(start), la.is(TokenKind::m_row), lb.is(TokenKind::m_row), operands[0],
+                                     operands[1], operands[2]);
+  s->extra = ctx_.copy(llvm::ArrayRef<Expr*>(operands).drop_front(3));
+  s->sparse = sparse;
+  s->scale = scale;
+  s->isAsync = isAsync;
+  s->result = result;
+  s->attributes = attrs;
+  return s;
+}
+
+/// frag_op := ('reduce_max' | 'reduce_sum' | 'all_reduce_sum' | 'copy') '(' exprs ')' ';'
+Stmt* Parser::parseFragOp() {
+  SMLoc start = tok().loc;
+  Token op = consume();
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `" + op.text.str() + "`")) return nullptr;
+  std::optional<llvm::ArrayRef<Expr*>> args = parseArgList(TokenKind::r_paren, open);
+  if (!args || !expectSemi("`" + op.text.str() + "(...)`")) return nullptr;
+  return ctx_.create<FragOpStmt>(rangeFrom(start), op.kind, *args);
+}
+
+/// wait := 'wait' expr {',' expr} ';'
+Stmt* Parser::parseWait() {
+  SMLoc start = tok().loc;
+  consume();
+  llvm::SmallVector<Expr*, 2> targets;
+  do {
+    Expr* e = parseExpr();
+    if (!e) return nullptr;
+    targets.push_back(e);
+  } while (consumeIf(TokenKind::comma));
+  if (!expectSemi("`wait`")) return nullptr;
+  return ctx_.create<WaitStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<Expr*>(targets)));
+}
+
+/// trigger := 'trigger' ['.' level] expr {',' expr} ['after' expr {',' expr}] ';'
+Stmt* Parser::parseTrigger() {
+  SMLoc start = tok().loc;
+  consume();
+  ParallelLevel level = ParallelLevel::None;
+  if (consumeIf(TokenKind::period) && !parseLevel(level)) return nullptr;
+  llvm::SmallVector<Expr*, 2> targets, after;
+  do {
+    Expr* e = parseExpr();
+    if (!e) return nullptr;
+    targets.push_back(e);
+  } while (consumeIf(TokenKind::comma));
+  if (consumeIf(TokenKind::kw_after)) {
+    do {
+      Expr* e = parseExpr();
+      if (!e) return nullptr;
+      after.push_back(e);
+    } while (consumeIf(TokenKind::comma));
+  }
+  if (!expectSemi("`trigger`")) return nullptr;
+  auto* s = ctx_.create<TriggerStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<Expr*>(targets)));
+  s->after = ctx_.copy(llvm::ArrayRef<Expr*>(after));
+  s->level = level;
+  return s;
+}
+
+/// swap := ('swap' | 'rotate') ('(' exprs ')' | exprs) ';'
+Stmt* Parser::parseSwap() {
+  SMLoc start = tok().loc;
+  Token kw = consume();
+  llvm::ArrayRef<Expr*> names;
+  if (tok().is(TokenKind::l_paren)) {
+    Token open = consume();
+    std::optional<llvm::ArrayRef<Expr*>> args = parseArgList(TokenKind::r_paren, open);
+    if (!args) return nullptr;
+    names = *args;
+  } else {
+    llvm::SmallVector<Expr*, 3> list;
+    do {
+      Expr* e = parseExpr();
+      if (!e) return nullptr;
+      list.push_back(e);
+    } while (consumeIf(TokenKind::comma));
+    names = ctx_.copy(llvm::ArrayRef<Expr*>(list));
+  }
+  if (!expectSemi("`" + kw.text.str() + "`")) return nullptr;
+  return ctx_.create<SwapStmt>(rangeFrom(start), kw.is(TokenKind::kw_rotate), names);
+}
+
+/// return := 'return' [expr] ';'
+Stmt* Parser::parseReturn() {
+  SMLoc start = tok().loc;
+  consume();
+  Expr* value = nullptr;
+  if (tok().isNot(TokenKind::semi)) {
+    value = parseExpr();
+    if (!value) return nullptr;
+  }
+  if (!expectSemi("`return`")) return nullptr;
+  return ctx_.create<ReturnStmt>(rangeFrom(start), value);
+}
+
+/// sync := 'sync' '.' ('shared' | 'global' | 'local') ';'
+///       | 'sync' '.' 'barrier' ':' level ';' | 'sync' '.' 'fence' ':' level ['<' storage '>'] ';'
+Stmt* Parser::parseSync() {
+  SMLoc start = tok().loc;
+  consume();
+  if (!expect(TokenKind::period, "`.` after `sync`")) return nullptr;
+  const Token& what = tok();
+  if (what.isOneOf(TokenKind::kw_shared, TokenKind::kw_global, TokenKind::kw_local)) {
+    Storage st = parseStorage();
+    if (!expectSemi("`sync." + storageName(st).str() + "`")) return nullptr;
+    auto* s = ctx_.create<SyncStmt>(rangeFrom(start), SyncStmt::Kind::Storage);
+    s->storage = st;
+    return s;
+  }
+  if (what.isOneOf(TokenKind::kw_barrier, TokenKind::kw_fence)) {
+    auto kind = consume().is(TokenKind::kw_barrier) ? SyncStmt::Kind::Barrier : SyncStmt::Kind::Fence;
+    auto* s = ctx_.create<SyncStmt>(rangeFrom(start), kind);
+    if (!expect(TokenKind::colon, "`:` and the scope of the synchronisation") || !parseLevel(s->level))
+      return nullptr;
+    if (kind == SyncStmt::Kind::Fence && tok().is(TokenKind::less)) {
+      Token open = consume();
+      s->storage = parseStorage();
+      if (s->storage == Storage::None) {
+        error(DiagKind::err_expected_storage, describe(tok()));
+        return nullptr;
+      }
+      if (!expectClose(TokenKind::greater, open)) return nullptr;
+    }
+    if (!expectSemi("the synchronisation")) return nullptr;
+    s->setRange(rangeFrom(start));
+    return s;
+  }
+  error(DiagKind::err_unknown_sync, what.text);
+  return nullptr;
+}
+
+/// STRING {STRING}: adjacent literals concatenate.
+std::optional<StringRef> Parser::parseStringLiterals(llvm::SMRange* range) {
+  if (!tok().isOneOf(TokenKind::string_literal, TokenKind::raw_string_literal)) {
+    expect(TokenKind::string_literal);
+    return std::nullopt;
+  }
+  SMLoc start = tok().loc;
+  std::string value;
+  while (tok().isOneOf(TokenKind::string_literal, TokenKind::raw_string_literal))
+    value += decodeStringLiteral(consume());
+  if (range) *range = rangeFrom(start);
+  return ctx_.copy(StringRef(value));
+}
+
+/// cpp := '__cpp__' '(' STRING {STRING} ')' ';'
+Stmt* Parser::parseCpp() {
+  SMLoc start = tok().loc;
+  consume();
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `__cpp__`")) return nullptr;
+  std::optional<StringRef> code = parseStringLiterals();
+  if (!code || !expectClose(TokenKind::r_paren, open) || !expectSemi("`__cpp__(...)`")) return nullptr;
+  return ctx_.create<CppStmt>(rangeFrom(start), *code);
+}
+
+/// asm := ('__asm__' | 'asm') ['volatile'] '(' STRING [':' ops [':' ops [':' STRING {',' STRING}]]] ')' ';'
+/// op  := ['[' IDENT ']'] STRING '(' expr ')'
+Stmt* Parser::parseAsm() {
+  SMLoc start = tok().loc;
+  consume();
+  bool isVolatile = consumeIf(TokenKind::kw_volatile);
+  if (tok().is(TokenKind::kw_goto)) {
+    error(DiagKind::err_asm_goto);
+    return nullptr;
+  }
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `asm`")) return nullptr;
+  std::optional<StringRef> tmpl = parseStringLiterals();
+  if (!tmpl) return nullptr;
+  auto* s = ctx_.create<AsmStmt>(rangeFrom(start), *tmpl);
+  s->isVolatile = isVolatile;
+  // Sections are separated by `:`; `::` separates two at once.
+  int section = 0;
+  auto nextSection = [&]() -> int {
+    if (consumeIf(TokenKind::colon)) return 1;
+    if (consumeIf(TokenKind::coloncolon)) return 2;
+    return 0;
+  };
+  for (int step = nextSection(); step != 0 && section < 3; step = nextSection()) {
+    section += step;
+    if (section > 3) break;
+    if (section == 3) {
+      llvm::SmallVector<StringRef, 4> clobbers;
+      if (tok().isOneOf(TokenKind::string_literal, TokenKind::raw_string_literal)) {
+        do {
+          std::optional<StringRef> c = parseStringLiterals();
+          if (!c) return nullptr;
+          clobbers.push_back(*c);
+        } while (consumeIf(TokenKind::comma));
+      }
+      s->clobbers = ctx_.copy(llvm::ArrayRef<StringRef>(clobbers));
+      break;
+    }
+    std::optional<llvm::SmallVector<AsmOperand, 4>> ops = parseAsmOperands();
+    if (!ops) return nullptr;
+    if (section == 1 && step == 1) s->outputs = ctx_.copy(llvm::ArrayRef<AsmOperand>(*ops));
+    else s->inputs = ctx_.copy(llvm::ArrayRef<AsmOperand>(*ops));
+  }
+  if (!expectClose(TokenKind::r_paren, open) || !expectSemi("the asm statement")) return nullptr;
+  s->setRange(rangeFrom(start));
+  return s;
+}
+
+std::optional<llvm::SmallVector<AsmOperand, 4>> Parser::parseAsmOperands() {
+  llvm::SmallVector<AsmOperand, 4> ops;
+  if (!tok().isOneOf(TokenKind::string_literal, TokenKind::raw_string_literal, TokenKind::l_square,
+                     TokenKind::l_attr))
+    return ops;
+  do {
+    AsmOperand op;
+    SMLoc start = tok().loc;
+    if (tok().is(TokenKind::l_square)) {
+      Token open = consume();
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "an operand name");
+        return std::nullopt;
+      }
+      op.symbolicName = consume().text;
+      if (!expectClose(TokenKind::r_square, open)) return std::nullopt;
+    }
+    std::optional<StringRef> constraint = parseStringLiterals();
+    if (!constraint) return std::nullopt;
+    op.constraint = *constraint;
+    Token open = tok();
+    if (!expect(TokenKind::l_paren, "`(` and the operand's value")) return std::nullopt;
+    op.value = parseExpr();
+    if (!op.value || !expectClose(TokenKind::r_paren, open)) return std::nullopt;
+    op.range = rangeFrom(start);
+    ops.push_back(op);
+  } while (consumeIf(TokenKind::comma));
+  return ops;
+}
+
+/// print := ('print' | 'println') ['!'] '(' exprs ')' ';'
+Stmt* Parser::parsePrint() {
+  SMLoc start = tok().loc;
+  Token kw = consume();
+  bool compileTime = consumeIf(TokenKind::exclaim);
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `" + kw.text.str() + "`")) return nullptr;
+  std::optional<llvm::ArrayRef<Expr*>> args = parseArgList(TokenKind::r_paren, open);
+  if (!args || !expectSemi("`" + kw.text.str() + "(...)`")) return nullptr;
+  auto* s = ctx_.create<PrintStmt>(rangeFrom(start), *args);
+  s->newline = kw.is(TokenKind::kw_println);
+  s->compileTime = compileTime;
+  return s;
+}
+
+/// assert := 'assert' '(' expr ',' STRING ')' ';'
+Stmt* Parser::parseAssert() {
+  SMLoc start = tok().loc;
+  consume();
+  Token open = tok();
+  if (!expect(TokenKind::l_paren, "`(` after `assert`")) return nullptr;
+  Expr* cond = parseExpr();
+  if (!cond || !expect(TokenKind::comma, "`,` and the assertion's message")) return nullptr;
+  std::optional<StringRef> msg = parseStringLiterals();
+  if (!msg || !expectClose(TokenKind::r_paren, open) || !expectSemi("`assert(...)`")) return nullptr;
+  return ctx_.create<AssertStmt>(rangeFrom(start), cond, *msg);
+}
+
+/// mdspan_decl := ['mdspan' ['<' INT '>']] IDENT ':' expr ';'
+Stmt* Parser::parseMdspanDecl() {
+  SMLoc start = tok().loc;
+  bool keyword = consumeIf(TokenKind::kw_mdspan);
+  std::optional<unsigned> rank;
+  if (keyword && tok().is(TokenKind::less)) {
+    Token open = consume();
+    rank = parseSmallInt();
+    if (!rank || !expectClose(TokenKind::greater, open)) return nullptr;
+  }
+  if (tok().isNot(TokenKind::identifier)) {
+    expect(TokenKind::identifier, "the name of the mdspan");
+    return nullptr;
+  }
+  StringRef name = consume().text;
+  if (!expect(TokenKind::colon, "`:` and the shape of the mdspan")) return nullptr;
+  Expr* init = parseExpr();
+  if (!init || !expectSemi("the mdspan declaration")) return nullptr;
+  auto* s = ctx_.create<MdspanDeclStmt>(rangeFrom(start), name, init);
+  s->rank = rank;
+  s->keyword = keyword;
+  return s;
+}
+
+/// ituple_decl := 'ituple' ['<' INT '>'] IDENT ['=' expr] ';'
+Stmt* Parser::parseItupleDecl() {
+  SMLoc start = tok().loc;
+  consume();
+  std::optional<unsigned> rank;
+  if (tok().is(TokenKind::less)) {
+    Token open = consume();
+    rank = parseSmallInt();
+    if (!rank || !expectClose(TokenKind::greater, open)) return nullptr;
+  }
+  if (tok().isNot(TokenKind::identifier)) {
+    expect(TokenKind::identifier, "the name of the ituple");
+    return nullptr;
+  }
+  StringRef name = consume().text;
+  Expr* init = nullptr;
+  if (consumeIf(TokenKind::equal)) {
+    init = parseExpr();
+    if (!init) return nullptr;
+  }
+  if (!expectSemi("the ituple declaration")) return nullptr;
+  auto* s = ctx_.create<ItupleDeclStmt>(rangeFrom(start), name, init);
+  s->rank = rank;
+  return s;
+}
+
+/// storage_decl := storage (spanned_decl | event_decl | scalar_decl)
+Stmt* Parser::parseStorageDecl() {
+  SMLoc start = tok().loc;
+  Storage storage = parseStorage();
+  if (tok().is(TokenKind::kw_event)) return parseEventDecl(storage, start);
+  if (tok().is(TokenKind::kw_mutable)) return parseScalarDecl(storage, start);
+  if (!startsType(tok()) || tok().is(TokenKind::kw_stream)) {
+    error(DiagKind::err_expected_type, describe(tok()));
+    return nullptr;
+  }
+  if (peek(1).isOneOf(TokenKind::l_square, TokenKind::l_attr)) return parseSpannedDecl(storage, start);
+  return parseScalarDecl(storage, start);
+}
+
+/// declarator := IDENT {'[' expr ']'} ['{' expr '}' | '=' expr]
+std::optional<Declarator> Parser::parseDeclarator(bool allowArray, bool allowBraceInit, bool eventInit) {
+  Declarator d;
+  SMLoc start = tok().loc;
+  if (tok().isNot(TokenKind::identifier)) {
+    expect(TokenKind::identifier, "a name to declare");
+    return std::nullopt;
+  }
+  d.name = consume().text;
+  llvm::SmallVector<Expr*, 2> arrayDims;
+  while (allowArray && tok().isOneOf(TokenKind::l_square, TokenKind::l_attr)) {
+    if (tok().is(TokenKind::l_attr)) splitAttrOpen();
+    Token open = consume();
+    Expr* e = parseExpr();
+    if (!e || !expectClose(TokenKind::r_square, open)) return std::nullopt;
+    arrayDims.push_back(e);
+  }
+  d.arrayDims = ctx_.copy(llvm::ArrayRef<Expr*>(arrayDims));
+  if (allowBraceInit && tok().is(TokenKind::l_brace)) {
+    Token open = consume();
+    d.init = parseExpr();
+    if (!d.init || !expectClose(TokenKind::r_brace, open)) return std::nullopt;
+    d.braceInit = true;
+  } else if (consumeIf(TokenKind::equal)) {
+    if (eventInit) {
+      if (tok().isNot(TokenKind::identifier)) {
+        expect(TokenKind::identifier, "the initial state of the event (`ready`)");
+        return std::nullopt;
+      }
+      Token t = consume();
+      d.init = ctx_.create<NameExpr>(t.range(), t.text);
+    } else {
+      d.init = parseExpr();
+      if (!d.init) return std::nullopt;
+    }
+  }
+  d.range = rangeFrom(start);
+  return d;
+}
+
+/// spanned_decl := elem_type '[' exprs ']' declarator {',' declarator} ';'
+Stmt* Parser::parseSpannedDecl(Storage storage, SMLoc start) {
+  TokenKind elem = canonicalElementType(consume().kind);
+  std::optional<llvm::ArrayRef<Expr*>> dims = parseShapeList();
+  if (!dims) return nullptr;
+  llvm::SmallVector<Declarator, 2> decls;
+  do {
+    std::optional<Declarator> d = parseDeclarator(true, true, false);
+    if (!d) return nullptr;
+    decls.push_back(*d);
+  } while (consumeIf(TokenKind::comma));
+  if (!expectSemi("the declaration")) return nullptr;
+  auto* s = ctx_.create<SpannedDeclStmt>(rangeFrom(start), elem, *dims, ctx_.copy(llvm::ArrayRef<Declarator>(decls)));
+  s->storage = storage;
+  return s;
+}
+
+/// frag_decl := 'frag' elem_type '[' exprs ']' declarator {',' declarator} ';'
+Stmt* Parser::parseFragDecl() {
+  SMLoc start = tok().loc;
+  consume();  // frag
+  if (!startsType(tok()) || tok().isOneOf(TokenKind::kw_stream, TokenKind::kw_int, TokenKind::kw_bool)) {
+    error(DiagKind::err_expected_type, describe(tok()));
+    return nullptr;
+  }
+  TokenKind elem = canonicalElementType(consume().kind);
+  if (!tok().isOneOf(TokenKind::l_square, TokenKind::l_attr)) {
+    expect(TokenKind::l_square, "`[` and the shape of the fragment");
+    return nullptr;
+  }
+  std::optional<llvm::ArrayRef<Expr*>> dims = parseShapeList();
+  if (!dims) return nullptr;
+  llvm::SmallVector<Declarator, 2> decls;
+  do {
+    std::optional<Declarator> d = parseDeclarator(true, true, false);
+    if (!d) return nullptr;
+    decls.push_back(*d);
+  } while (consumeIf(TokenKind::comma));
+  if (!expectSemi("the fragment declaration")) return nullptr;
+  return ctx_.create<FragDeclStmt>(rangeFrom(start), elem, *dims, ctx_.copy(llvm::ArrayRef<Declarator>(decls)));
+}
+
+/// event_decl := 'event' ['<' expr '>'] declarator {',' declarator} ';'   (init: `= ready`)
+Stmt* Parser::parseEventDecl(Storage storage, SMLoc start) {
+  consume();  // event
+  Expr* count = nullptr;
+  if (tok().is(TokenKind::less)) {
+    Token open = consume();
+    count = parseAngleArg();
+    if (!count || !expectClose(TokenKind::greater, open)) return nullptr;
+  }
+  llvm::SmallVector<Declarator, 2> decls;
+  do {
+    std::optional<Declarator> d = parseDeclarator(true, false, true);
+    if (!d) return nullptr;
+    decls.push_back(*d);
+  } while (consumeIf(TokenKind::comma));
+  if (!expectSemi("the event declaration")) return nullptr;
+  auto* s = ctx_.create<EventDeclStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<Declarator>(decls)));
+  s->storage = storage;
+  s->count = count;
+  return s;
+}
+
+/// scalar_decl := ['mutable'] [scalar_type] declarator {',' declarator} ';'
+/// scalar_type := 'int' | 'bool' | 'half' | 'float' | 'double' | 'bfp16' | elem_type
+Stmt* Parser::parseScalarDecl(Storage storage, SMLoc start) {
+  bool isMutable = consumeIf(TokenKind::kw_mutable);
+  TypeRef type;
+  type.kind = TypeRef::Kind::Auto;
+  SMLoc typeStart = tok().loc;
+  if (startsType(tok()) && tok().isNot(TokenKind::kw_stream)) {
+    Token t = consume();
+    if (t.is(TokenKind::kw_int)) {
+      type.kind = TypeRef::Kind::Int;
+    } else if (t.is(TokenKind::kw_bool)) {
+      type.kind = TypeRef::Kind::Bool;
+    } else {
+      type.kind = TypeRef::Kind::Scalar;
+      type.elem = canonicalElementType(t.kind);
+    }
+    type.range = rangeFrom(typeStart);
+  } else if (!isMutable) {
+    error(DiagKind::err_expected_type, describe(tok()));
+    return nullptr;
+  }
+  llvm::SmallVector<Declarator, 2> decls;
+  do {
+    std::optional<Declarator> d = parseDeclarator(false, true, false);
+    if (!d) return nullptr;
+    decls.push_back(*d);
+  } while (consumeIf(TokenKind::comma));
+  if (!expectSemi("the declaration")) return nullptr;
+  auto* s = ctx_.create<ScalarDeclStmt>(rangeFrom(start), type, ctx_.copy(llvm::ArrayRef<Declarator>(decls)));
+  s->storage = storage;
+  s->isMutable = isMutable;
+  return s;
+}
+
+}  // namespace croqc
