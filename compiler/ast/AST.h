@@ -67,6 +67,9 @@ class IntLiteralExpr : public Expr {
   llvm::StringRef spelling;
   IntLiteralValue value;
   bool negative = false;  // written with a leading `-`
+  /// Written as `(N)`: inside a shape subscript `s[(0) / 2]` this names
+  /// dimension N of `s` (spec 5.1).
+  bool parenthesized = false;
 };
 
 /// `1.5`, `0.0f`, `inf`, `-inf`.

@@ -88,7 +88,6 @@ class Dumper {
     if (const auto* h = llvm::dyn_cast<HostCode>(n)) {
       line(n);
       llvm::StringRef first = h->text.trim().split('\n').first.rtrim();
-      os_ << " " << h->text.size() << " bytes";
       if (!first.empty()) {
         os_ << " ";
         printQuoted(first.take_front(60), os_);

@@ -39,15 +39,18 @@ void DiagnosticEngine::emit(Diagnostic diag) {
     diag.severity = Severity::Error;
     diag.message += " [-Werror]";
   }
-  if (diag.severity == Severity::Error) ++errors_;
-  if (diag.severity == Severity::Warning) ++warnings_;
-  consumer_->handle(diag);
-  if (errorLimit_ != 0 && errors_ >= errorLimit_) {
+  if (diag.severity == Severity::Error && errorLimit_ != 0 && errors_ >= errorLimit_) {
+    // Like clang: the note comes with the first error past the limit, so it
+    // only appears when something was actually left out.
     const DiagKindInfo& info = diagKindInfo(DiagKind::note_too_many_errors);
     consumer_->handle(Diagnostic{DiagKind::note_too_many_errors, Severity::Note, {}, {}, info.message,
                                  info.hint, {}});
     stopped_ = true;
+    return;
   }
+  if (diag.severity == Severity::Error) ++errors_;
+  if (diag.severity == Severity::Warning) ++warnings_;
+  consumer_->handle(diag);
 }
 
 void DiagnosticEngine::finish() { consumer_->finish(errors_, warnings_); }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SMLoc.h>
 
@@ -139,7 +140,8 @@ class DiagnosticEngine {
   unsigned errorCount() const { return errors_; }
   unsigned warningCount() const { return warnings_; }
   bool hasErrors() const { return errors_ != 0; }
-  /// True once the error limit has been reached; phases stop early.
+  /// True once an error past the limit was dropped (and the "too many errors"
+  /// note printed); nothing more is reported, so phases may stop early.
   bool shouldStop() const { return stopped_; }
   /// Tells the consumer that no more diagnostics will come.
   void finish();

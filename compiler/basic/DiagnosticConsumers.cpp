@@ -1,6 +1,6 @@
 // Renderers for diagnostics: clang-style text through llvm::SourceMgr, and
 // JSON lines for tools.
-#include <llvm/Support/JSON.h>
+#include <llvm/Support/Format.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
@@ -22,7 +22,10 @@ llvm::SourceMgr::DiagKind toLLVM(Severity s) {
 class TextConsumer final : public DiagnosticConsumer {
  public:
   TextConsumer(llvm::SourceMgr& sm, llvm::raw_ostream& os, bool color)
-      : sm_(sm), os_(os), color_(color) {}
+      : sm_(sm), os_(os), color_(color) {
+    // The caller decided (`--color`); a stream only colours when enabled.
+    if (color_) os_.enable_colors(true);
+  }
 
   void handle(const Diagnostic& d) override {
     print(d.severity, d.loc, d.message, d.ranges);
@@ -61,8 +64,9 @@ class TextConsumer final : public DiagnosticConsumer {
     }
     os_ << severityName(sev) << ": ";
     if (color_) os_.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
-    os_ << msg << "\n";
+    os_ << msg;
     if (color_) os_.resetColor();
+    os_ << "\n";
   }
 
   llvm::SourceMgr& sm_;
@@ -70,42 +74,71 @@ class TextConsumer final : public DiagnosticConsumer {
   bool color_;
 };
 
+/// Writes one JSON object per line. Hand-written because LLVM 14's JSON.h does
+/// not compile as C++20 with libstdc++ 12.
 class JsonConsumer final : public DiagnosticConsumer {
  public:
   JsonConsumer(llvm::SourceMgr& sm, llvm::raw_ostream& os) : sm_(sm), os_(os) {}
 
   void handle(const Diagnostic& d) override {
-    llvm::json::Object obj = place(d.loc);
-    obj["severity"] = severityName(d.severity).str();
-    obj["kind"] = diagKindInfo(d.kind).name;
-    obj["message"] = d.message;
-    obj["hint"] = d.hint;
-    llvm::json::Array notes;
-    for (const DiagnosticNote& n : d.notes) {
-      llvm::json::Object note = place(n.loc);
-      note["kind"] = diagKindInfo(n.kind).name;
-      note["message"] = n.message;
-      notes.push_back(std::move(note));
+    os_ << '{';
+    place(d.loc);
+    os_ << ",\"severity\":";
+    string(severityName(d.severity));
+    os_ << ",\"kind\":";
+    string(diagKindInfo(d.kind).name);
+    os_ << ",\"message\":";
+    string(d.message);
+    os_ << ",\"hint\":";
+    string(d.hint);
+    os_ << ",\"notes\":[";
+    for (size_t i = 0; i < d.notes.size(); ++i) {
+      const DiagnosticNote& n = d.notes[i];
+      os_ << (i ? ",{" : "{");
+      place(n.loc);
+      os_ << ",\"kind\":";
+      string(diagKindInfo(n.kind).name);
+      os_ << ",\"message\":";
+      string(n.message);
+      os_ << '}';
     }
-    obj["notes"] = std::move(notes);
-    os_ << llvm::json::Value(std::move(obj)) << "\n";
+    os_ << "]}\n";
+    os_.flush();
   }
 
  private:
-  llvm::json::Object place(llvm::SMLoc loc) {
-    llvm::json::Object obj;
+  /// `"file":...,"line":...,"column":...`, null for a diagnostic without a place.
+  void place(llvm::SMLoc loc) {
     unsigned buf = loc.isValid() ? sm_.FindBufferContainingLoc(loc) : 0;
     if (buf == 0) {
-      obj["file"] = nullptr;
-      obj["line"] = nullptr;
-      obj["column"] = nullptr;
-      return obj;
+      os_ << "\"file\":null,\"line\":null,\"column\":null";
+      return;
     }
     auto [line, col] = sm_.getLineAndColumn(loc, buf);
-    obj["file"] = sm_.getMemoryBuffer(buf)->getBufferIdentifier().str();
-    obj["line"] = static_cast<int64_t>(line);
-    obj["column"] = static_cast<int64_t>(col);
-    return obj;
+    os_ << "\"file\":";
+    string(sm_.getMemoryBuffer(buf)->getBufferIdentifier());
+    os_ << ",\"line\":" << line << ",\"column\":" << col;
+  }
+
+  /// A JSON string (RFC 8259 escapes; other bytes as they are, so UTF-8 passes).
+  void string(llvm::StringRef s) {
+    os_ << '"';
+    for (unsigned char c : s) {
+      switch (c) {
+        case '"': os_ << "\\\""; break;
+        case '\\': os_ << "\\\\"; break;
+        case '\n': os_ << "\\n"; break;
+        case '\t': os_ << "\\t"; break;
+        case '\r': os_ << "\\r"; break;
+        default:
+          if (c < 0x20) {
+            os_ << llvm::format("\\u%04x", c);
+          } else {
+            os_ << c;
+          }
+      }
+    }
+    os_ << '"';
   }
 
   llvm::SourceMgr& sm_;

@@ -407,6 +407,7 @@ Expr* Parser::parsePrimary() {
       inSizeOf_ = savedSize;
       inAngle_ = savedAngle;
       if (!e || !expectClose(TokenKind::r_paren, open)) return nullptr;
+      if (auto* lit = llvm::dyn_cast<IntLiteralExpr>(e)) lit->parenthesized = true;
       return e;
     }
     case TokenKind::l_brace: {

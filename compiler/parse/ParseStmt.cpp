@@ -202,6 +202,15 @@ Stmt* Parser::parseAssignmentTail(Expr* target, SMLoc start) {
   consume();  // =
   Expr* value = parseExpr();
   if (!value) return nullptr;
+  // Ituple sugar `t2 = t {(0), 2}`: the elements of `t` picked by `(i)`.
+  if (llvm::isa<NameExpr>(value) && tok().is(TokenKind::l_brace)) {
+    SMLoc braceStart = tok().loc;
+    Expr* elems = parsePrimary();
+    if (!elems) return nullptr;
+    llvm::SMRange r{value->loc(), prevEnd_};
+    (void)braceStart;
+    value = ctx_.create<ElementOfExpr>(r, value, ctx_.copy(llvm::ArrayRef<Expr*>(elems)));
+  }
   if (tok().is(TokenKind::equal)) {
     error(DiagKind::err_chained_assignment);
     return nullptr;
@@ -1291,6 +1300,20 @@ Stmt* Parser::parseSpannedDecl(Storage storage, SMLoc start) {
 Stmt* Parser::parseFragDecl() {
   SMLoc start = tok().loc;
   consume();  // frag
+  // `frag name[i] {v};` re-initialises an existing fragment, like
+  // `mma.fill name[i], v;`.
+  if (tok().is(TokenKind::identifier)) {
+    SMLoc targetStart = tok().loc;
+    Expr* target = parsePostfixTail(ctx_.create<NameExpr>(tok().range(), consume().text), targetStart);
+    if (!target) return nullptr;
+    Token open = tok();
+    if (!expect(TokenKind::l_brace, "`{` and the value to fill the fragment with")) return nullptr;
+    Expr* value = parseExpr();
+    if (!value || !expectClose(TokenKind::r_brace, open) || !expectSemi("the fragment fill")) return nullptr;
+    auto* fill = ctx_.create<MmaFillStmt>(rangeFrom(start), value);
+    fill->target = target;
+    return fill;
+  }
   if (!startsType(tok()) || tok().isOneOf(TokenKind::kw_stream, TokenKind::kw_int, TokenKind::kw_bool)) {
     error(DiagKind::err_expected_type, describe(tok()));
     return nullptr;

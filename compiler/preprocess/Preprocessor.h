@@ -50,7 +50,9 @@ class PreprocessedSource {
   };
 
   std::string text;
-  std::vector<Segment> segments;  // sorted by outOffset
+  /// Sorted by outOffset. The last is an empty run at `text.size()` that maps
+  /// to the end of the original buffer.
+  std::vector<Segment> segments;
   std::vector<IntrinsicPragma> intrinsicPragmas;
 
   /// The location in the original buffer that output offset `offset` came

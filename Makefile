@@ -1,0 +1,115 @@
+# croqc on a Debian 12 machine, from a fresh clone:
+#
+#   make demo    install what is missing, build, show croqc on the examples
+#   make test    install what is missing, build, run every test suite
+#
+# and, for working on croqc:
+#
+#   make build   configure (CMake + Ninja, clang) into build/ and build
+#   make deps    install the Debian packages that are missing (apt-get)
+#   make clean   remove build/
+#
+# Variables: BUILD_DIR (default build), BUILD_TYPE (Release), JOBS (nproc),
+# TARGETS (what `make build` builds; default everything).
+#
+# Test suites: each suite is a target `test-NAME` that writes JUnit XML to
+# $(RESULTS)/NAME.xml and exits non-zero on failure. To add one, write its
+# target and append NAME to TEST_SUITES; `make test` runs them all and closes
+# with one line, `test: N passed, M failed, K skipped` (utils/test-summary.py).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+
+CROQC := $(BUILD_DIR)/tools/croqc/croqc
+LIT := python3 /usr/lib/llvm-14/build/utils/lit/lit.py
+RESULTS := $(BUILD_DIR)/test-results
+TEST_SUITES := unit lit
+
+DEBIAN_PACKAGES := cmake ninja-build clang llvm-dev llvm-14-tools libfmt-dev libcli11-dev catch2 \
+                   libclang-rt-14-dev zlib1g-dev libncurses-dev python3
+
+DEMO_FILE := examples/hello/identity.co
+DEMO_ERRORS := examples/errors/diagnostics_tour.co
+
+.PHONY: help deps build test demo clean $(addprefix test-,$(TEST_SUITES))
+
+help:
+	@echo "make demo    install what is missing, build, show croqc on the examples"
+	@echo "make test    install what is missing, build, run every test suite"
+	@echo "make build   configure and build into $(BUILD_DIR)/"
+	@echo "make deps    install the missing Debian packages"
+	@echo "make clean   remove $(BUILD_DIR)/"
+
+# apt-get runs only if a package is missing, `apt-get update` only then too,
+# and sudo only when not root.
+deps:
+	@missing=""; \
+	for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q '^install ok installed$$' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: every Debian package is installed"; exit 0; fi; \
+	echo "deps: installing$$missing"; \
+	sudo=""; if [ "$$(id -u)" != 0 ]; then sudo=sudo; fi; \
+	$$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
+
+build:
+	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
+	  cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++; \
+	fi
+	cmake --build $(BUILD_DIR) -j $(JOBS) $(if $(TARGETS),--target $(TARGETS))
+
+test:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory build
+	@rm -rf $(RESULTS) && mkdir -p $(RESULTS)
+	@for suite in $(TEST_SUITES); do \
+	  echo "== test-$$suite"; \
+	  $(MAKE) --no-print-directory test-$$suite || echo "== test-$$suite failed"; \
+	done; \
+	python3 utils/test-summary.py $(RESULTS) $(TEST_SUITES)
+
+# Unit tests (Catch2), one ctest test per runner.
+test-unit:
+	cd $(BUILD_DIR) && ctest --output-on-failure --output-junit $(abspath $(RESULTS))/unit.xml
+
+# File tests (lit + FileCheck) under test/lit; GPU tests are UNSUPPORTED without a GPU.
+test-lit:
+	$(LIT) -sv --param build_dir=$(BUILD_DIR) --xunit-xml-output=$(RESULTS)/lit.xml test/lit
+
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory build TARGETS=croqc
+	@set -e; \
+	croqc=$(CROQC); \
+	bold=""; plain=""; if [ -t 1 ]; then bold=$$'\033[1m'; plain=$$'\033[0m'; fi; \
+	step() { printf '\n%s== %s%s\n' "$$bold" "$$*" "$$plain"; }; \
+	step "croqc --version"; \
+	$$croqc --version; \
+	step "croqc --list-passes          (the pipeline, in order)"; \
+	$$croqc --list-passes; \
+	step "croqc $(DEMO_FILE) --emit=tokens | head -n 12"; \
+	$$croqc $(DEMO_FILE) --emit=tokens | head -n 12; \
+	step "croqc $(DEMO_FILE) --emit=ast"; \
+	$$croqc $(DEMO_FILE) --emit=ast; \
+	step "croqc $(DEMO_FILE) --emit=sema   (symbols, types, symbolic shapes, kernels)"; \
+	$$croqc $(DEMO_FILE) --emit=sema; \
+	step "croqc $(DEMO_ERRORS) --emit=ast   (wrong on purpose: exit 1, every error reported)"; \
+	status=0; $$croqc $(DEMO_ERRORS) --emit=ast || status=$$?; \
+	[ $$status -eq 1 ] || { echo "demo: expected exit status 1, got $$status"; exit 1; }; \
+	step "croqc $(DEMO_ERRORS) --emit=ast --diagnostics-format=json --error-limit=1"; \
+	$$croqc $(DEMO_ERRORS) --emit=ast --diagnostics-format=json --error-limit=1 || true; \
+	step "croqc $(DEMO_FILE) -o identity   (compile and run: needs code generation)"; \
+	status=0; $$croqc $(DEMO_FILE) -o identity || status=$$?; \
+	[ $$status -eq 1 ] || { echo "demo: expected exit status 1, got $$status"; exit 1; }; \
+	echo; \
+	echo "demo: done. This version of croqc checks .co files and prints every stage of its"; \
+	echo "front end (-E, --emit=tokens, --emit=ast, --emit=sema). Running kernels needs CUDA code"; \
+	echo "generation, which is not in this version yet, so no kernel was compiled or run."
+
+clean:
+	rm -rf $(BUILD_DIR)

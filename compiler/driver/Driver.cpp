@@ -1,0 +1,196 @@
+// The driver: parses the command line, sets up diagnostics, reads the input,
+// runs the pipeline (Pipeline.cpp) as far as the requested output needs, and
+// writes that output. Every failure is a diagnostic and an exit status.
+#include "driver/Driver.h"
+
+#include <llvm/Config/llvm-config.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <optional>
+
+#include "basic/Diagnostic.h"
+#include "basic/VerifyConsumer.h"
+#include "driver/Options.h"
+#include "driver/OutputFile.h"
+#include "driver/Pipeline.h"
+
+namespace croqc::driver {
+namespace {
+
+void printVersion(llvm::raw_ostream& os) {
+  os << "croqc " << CROQC_VERSION << "\n"
+     << "LLVM " << LLVM_VERSION_STRING << "\n";
+}
+
+/// The pass whose printed result is the output of `action`, or null for the
+/// actions that need code generation.
+const Pass* passProducing(Action action) {
+  switch (action) {
+    case Action::Preprocess: return findPass("preprocess");
+    case Action::EmitTokens: return findPass("lex");
+    case Action::EmitAST: return findPass("parse");
+    case Action::EmitSema: return findPass("sema");
+    case Action::Executable:
+    case Action::Object:
+    case Action::Assembly:
+    case Action::EmitCuda: return nullptr;
+  }
+  return nullptr;
+}
+
+/// What the user asked for, as the error about missing code generation says it.
+std::string describeCodegenAction(const Options& opts) {
+  if (opts.action == Action::Executable) return "compiling to an executable";
+  return "`" + opts.actionSpelling + "`";
+}
+
+size_t passIndex(const Pass* pass) { return static_cast<size_t>(pass - passPipeline().data()); }
+
+/// Checks `--stop-after` and `--print-after` against the passes the action
+/// needs. Returns the last pass to run (null: all of them), or nullopt after
+/// an error.
+std::optional<const Pass*> choosePasses(const Options& opts, const Pass* outputPass, DiagnosticEngine& diags) {
+  const Pass* stop = opts.stopAfter.empty() ? nullptr : findPass(opts.stopAfter);
+  if (stop && outputPass && passIndex(stop) < passIndex(outputPass)) {
+    diags.report({}, DiagKind::err_stop_before_output, stop->name, outputPass->name, opts.actionSpelling);
+    return std::nullopt;
+  }
+  const Pass* last = stop ? stop : outputPass;
+  const Pass* lastRun = last ? last : &passPipeline().back();
+  for (const std::string& name : opts.printAfter) {
+    if (passIndex(findPass(name)) > passIndex(lastRun))
+      diags.report({}, DiagKind::warn_print_after_not_reached, name, lastRun->name);
+  }
+  return last;
+}
+
+/// Reads the input file into `sm`. Returns its buffer id, or nullopt after
+/// reporting why it cannot be compiled.
+std::optional<unsigned> loadInput(const std::string& path, llvm::SourceMgr& sm, DiagnosticEngine& diags) {
+  if (path != "-" && llvm::sys::fs::is_directory(path)) {
+    diags.report({}, DiagKind::err_input_is_directory, path);
+    return std::nullopt;
+  }
+  auto buffer = path == "-" ? llvm::MemoryBuffer::getSTDIN() : llvm::MemoryBuffer::getFile(path);
+  if (!buffer) {
+    diags.report({}, DiagKind::err_cannot_open_file, path, buffer.getError().message());
+    return std::nullopt;
+  }
+  if (size_t nul = (*buffer)->getBuffer().find('\0'); nul != llvm::StringRef::npos) {
+    diags.report({}, DiagKind::err_input_not_text, path, nul);
+    return std::nullopt;
+  }
+  return sm.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+}
+
+bool writesToStdout(const Options& opts) { return opts.output.empty() || opts.output == "-"; }
+
+/// Writes the output: to stdout, or atomically to the `-o` file.
+bool writeOutput(const Options& opts, llvm::StringRef contents, DiagnosticEngine& diags) {
+  if (!writesToStdout(opts)) {
+    if (std::error_code ec = writeFileAtomically(opts.output, contents)) {
+      diags.report({}, DiagKind::err_cannot_write_file, opts.output, ec.message());
+      return false;
+    }
+    return true;
+  }
+  llvm::outs() << contents;
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    diags.report({}, DiagKind::err_cannot_write_file, "<stdout>", llvm::outs().error().message());
+    llvm::outs().clear_error();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ExitCode runDriver(llvm::ArrayRef<std::string> args) {
+  CommandLine commandLine = parseCommandLine(args);
+  const Options& opts = commandLine.options;
+  if (opts.showHelp) {
+    llvm::outs() << commandLine.helpText;
+    return ExitSuccess;
+  }
+
+  llvm::SourceMgr sm;
+  std::unique_ptr<DiagnosticConsumer> consumer =
+      opts.diagnosticsFormat == DiagnosticsFormat::Json
+          ? makeJsonConsumer(sm, llvm::errs())
+          : makeTextConsumer(sm, llvm::errs(), shouldColorStderr(opts.color));
+  DiagnosticEngine diags(sm, *consumer);
+  std::unique_ptr<VerifyConsumer> verifier;
+  diags.setWarningsAsErrors(opts.warningsAsErrors);
+  diags.setErrorLimit(opts.errorLimit);
+  auto finish = [&](ExitCode code) {
+    diags.finish();
+    // With `-verify` the expectations decide: the errors were the point.
+    if (verifier && code != ExitInternalError) return verifier->passed() ? ExitSuccess : ExitUserError;
+    return diags.hasErrors() && code == ExitSuccess ? ExitUserError : code;
+  };
+
+  for (const DeferredDiagnostic& problem : commandLine.problems) problem(diags);
+  if (diags.hasErrors()) return finish(ExitUserError);
+
+  if (opts.showVersion) {
+    printVersion(llvm::outs());
+    return ExitSuccess;
+  }
+  if (opts.listPasses) {
+    listPasses(llvm::outs());
+    return ExitSuccess;
+  }
+  if (opts.verbose) {
+    llvm::errs() << "croqc " << CROQC_VERSION << " (LLVM " << LLVM_VERSION_STRING << "), target "
+                 << targetName(opts.target) << ", arch " << archName(opts.arch) << ", runtime checks "
+                 << runtimeCheckName(opts.runtimeCheck) << "\n";
+  }
+  if (opts.input.empty()) {
+    // `croqc -v` alone only prints the version, like clang.
+    if (opts.verbose) return finish(ExitSuccess);
+    diags.report({}, DiagKind::err_no_input_file);
+    return finish(ExitUserError);
+  }
+
+  const Pass* outputPass = passProducing(opts.action);
+  std::optional<const Pass*> last = choosePasses(opts, outputPass, diags);
+  if (!last || diags.hasErrors()) return finish(ExitUserError);
+
+  if (!writesToStdout(opts) && opts.input != "-" && llvm::sys::fs::equivalent(opts.input, opts.output)) {
+    diags.report({}, DiagKind::err_output_is_input, opts.output);
+    return finish(ExitUserError);
+  }
+  std::optional<unsigned> mainBuffer = loadInput(opts.input, sm, diags);
+  if (!mainBuffer) return finish(ExitUserError);
+  if (opts.verify) {
+    verifier = std::make_unique<VerifyConsumer>(sm, *mainBuffer, llvm::errs());
+    diags.setConsumer(*verifier);
+    diags.setErrorLimit(0);
+  }
+
+  Compilation compilation(opts, diags, *mainBuffer);
+  switch (runPipeline(compilation, *last, llvm::outs())) {
+    case PipelineResult::Crashed: return finish(ExitInternalError);
+    case PipelineResult::Errors: return finish(ExitUserError);
+    case PipelineResult::Success: break;
+  }
+
+  if (!outputPass) {
+    // The pipeline ends at the front end for now; `--stop-after` asked for no more.
+    if (!opts.stopAfter.empty()) return finish(ExitSuccess);
+    diags.report({}, DiagKind::err_codegen_unavailable, describeCodegenAction(opts), targetName(opts.target));
+    return finish(ExitUserError);
+  }
+  std::string output;
+  llvm::raw_string_ostream outputStream(output);
+  outputPass->print(compilation, outputStream);
+  outputStream.flush();
+  if (!writeOutput(opts, output, diags)) return finish(ExitUserError);
+  return finish(ExitSuccess);
+}
+
+}  // namespace croqc::driver

@@ -1,0 +1,494 @@
+// Parsing the croqc command line. Three steps:
+//   1. a pre-pass rewrites Croqtile's spellings into croqc's (`-e` is
+//      `--emit=ast`, `-arch=sm_90a` is `--arch=sm_90a`, `-Werror` is
+//      `--Werror`, ...);
+//   2. CLI11 parses the result, leaving unknown arguments aside;
+//   3. values are validated here, so that every problem becomes a croqc
+//      diagnostic (with a "did you mean" hint) rather than a CLI11 message.
+#include "driver/Options.h"
+
+#include <CLI/CLI.hpp>
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/Regex.h>
+
+#include <optional>
+#include <type_traits>
+
+#include "basic/Diagnostic.h"
+#include "driver/Pipeline.h"
+
+namespace croqc::driver {
+namespace {
+
+template <typename E>
+struct Spelling {
+  const char* text;
+  E value;
+};
+
+// The listed values of each enumerated option. Croqtile's target names
+// (`cute`, `cc`) are accepted as aliases but not listed.
+constexpr Spelling<Action> kEmitKinds[] = {
+    {"tokens", Action::EmitTokens}, {"ast", Action::EmitAST}, {"sema", Action::EmitSema},
+    {"cuda", Action::EmitCuda}};
+constexpr Spelling<Target> kTargets[] = {{"cuda", Target::Cuda}, {"cpu", Target::Cpu}};
+constexpr Spelling<Target> kTargetAliases[] = {{"cute", Target::Cuda}, {"cc", Target::Cpu}};
+constexpr Spelling<Arch> kArchs[] = {{"sm_86", Arch::Sm86}, {"sm_90a", Arch::Sm90a}};
+constexpr Spelling<RuntimeCheck> kRuntimeChecks[] = {
+    {"none", RuntimeCheck::None}, {"entry", RuntimeCheck::Entry}, {"low", RuntimeCheck::Low},
+    {"medium", RuntimeCheck::Medium}, {"high", RuntimeCheck::High}, {"all", RuntimeCheck::All}};
+constexpr Spelling<ColorMode> kColorModes[] = {
+    {"auto", ColorMode::Auto}, {"always", ColorMode::Always}, {"never", ColorMode::Never}};
+constexpr Spelling<DiagnosticsFormat> kDiagnosticsFormats[] = {
+    {"text", DiagnosticsFormat::Text}, {"json", DiagnosticsFormat::Json}};
+
+/// Croqtile's option spellings (spec section 18) and croqc's. An alias
+/// without `=` in its croqc form also matches `ALIAS=VALUE`.
+struct Alias {
+  const char* croqtile;
+  const char* croqc;
+};
+constexpr Alias kAliases[] = {
+    {"-e", "--emit=ast"},
+    {"-es", "--emit=cuda"},
+    {"-arch", "--arch"},
+    {"-rtc", "--runtime-check"},
+    {"-pa", "--print-after"},
+    {"-sa", "--stop-after"},
+    {"-verify", "--verify"},
+};
+
+template <typename E, size_t N>
+std::string listValues(const Spelling<E> (&values)[N]) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i) out += i + 1 == N ? " and " : ", ";
+    out += fmt::format("`{}`", values[i].text);
+  }
+  return out;
+}
+
+/// `a, b or c` (no backticks), for the help text.
+template <typename E, size_t N>
+std::string listPlain(const Spelling<E> (&values)[N], const char* comma, const char* lastComma) {
+  std::string out;
+  for (size_t i = 0; i < N; ++i) {
+    if (i) out += i + 1 == N ? lastComma : comma;
+    out += values[i].text;
+  }
+  return out;
+}
+
+/// How far a misspelling may be from what was meant: about one edit in three
+/// characters (`lexer` is close to `lex`), never for one-letter names (every short flag is one edit from
+/// every other).
+unsigned maxSuggestionDistance(llvm::StringRef typed) {
+  size_t letters = typed.ltrim('-').size();
+  return letters < 2 ? 0 : std::max<size_t>(1, (letters + 1) / 3);
+}
+
+/// Edit distance, counting a swap of two neighbours (`ats` for `ast`) as one
+/// edit.
+unsigned distance(llvm::StringRef typed, llvm::StringRef candidate, unsigned limit) {
+  if (typed.size() == candidate.size()) {
+    size_t first = 0;
+    while (first < typed.size() && typed[first] == candidate[first]) ++first;
+    if (first + 1 < typed.size() && typed[first] == candidate[first + 1] && typed[first + 1] == candidate[first] &&
+        typed.drop_front(first + 2) == candidate.drop_front(first + 2))
+      return 1;
+  }
+  return typed.edit_distance(candidate, /*AllowReplacements=*/true, limit);
+}
+
+/// The candidate closest to `typed`, if it is close enough.
+std::optional<std::string> closest(llvm::StringRef typed, llvm::ArrayRef<std::string> candidates) {
+  unsigned limit = maxSuggestionDistance(typed);
+  if (limit == 0) return std::nullopt;
+  std::optional<std::string> best;
+  unsigned bestDistance = limit + 1;
+  for (const std::string& candidate : candidates) {
+    unsigned d = distance(typed, candidate, limit);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+bool isIdentifier(llvm::StringRef s) {
+  if (s.empty() || !(llvm::isAlpha(s[0]) || s[0] == '_')) return false;
+  return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// Help in the style of clang and nvcc: `-t, --target=TARGET`, `-Werror`,
+/// `-o FILE`.
+class HelpFormatter final : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* opt, bool positional) const override {
+    if (positional) return opt->get_name();
+    std::vector<std::string> names;
+    for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
+    for (const std::string& l : opt->get_lnames()) names.push_back(l == "Werror" ? "-Werror" : "--" + l);
+    return llvm::join(names, ", ");
+  }
+
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    if (opt->get_positional() || opt->get_type_name().empty()) return "";
+    return (opt->get_lnames().empty() ? " " : "=") + opt->get_type_name();
+  }
+
+  std::string make_group(std::string group, bool positional, std::vector<const CLI::Option*> opts) const override {
+    std::string out = group + ":\n";
+    for (const CLI::Option* opt : opts) out += make_option(opt, positional);
+    return out;
+  }
+
+  std::string make_description(const CLI::App* app) const override { return app->get_description() + "\n\n"; }
+
+  std::string make_positionals(const CLI::App* app) const override {
+    return CLI::Formatter::make_positionals(app) + "\n";
+  }
+
+  std::string make_usage(const CLI::App*, std::string) const override {
+    return "Usage: croqc FILE.co [options]\n\n";
+  }
+};
+
+class CommandLineParser {
+ public:
+  explicit CommandLineParser(CommandLine& result) : result_(result), opts_(result.options) {}
+
+  void parse(llvm::ArrayRef<std::string> args);
+
+ private:
+  void declareOptions();
+  std::vector<std::string> rewriteCroqtileSpellings(llvm::ArrayRef<std::string> args) const;
+  void reportUnknownArgument(const std::string& arg);
+  void collectMacros();
+  void chooseAction();
+  void validateValues();
+  void validatePassName(llvm::StringRef flag, const std::string& name);
+
+  template <typename E, size_t N>
+  void parseEnum(llvm::StringRef flag, const std::string& text, const Spelling<E> (&values)[N], E& out,
+                 std::type_identity_t<llvm::ArrayRef<Spelling<E>>> aliases = {});
+
+  template <typename F>
+  void problem(F&& report) {
+    result_.problems.push_back(std::forward<F>(report));
+  }
+
+  CommandLine& result_;
+  Options& opts_;
+  CLI::App app_{"croqc compiles Croqtile (.co) GPU kernels to CUDA C++.", "croqc"};
+  CLI::Option* define_ = nullptr;
+  CLI::Option* undefine_ = nullptr;
+
+  // Raw values, validated after parsing.
+  std::vector<std::string> emit_, defines_, undefines_;
+  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_;
+  bool preprocessOnly_ = false, assembly_ = false, object_ = false;
+  /// Spellings to suggest for a mistyped argument.
+  std::vector<std::string> suggestions_;
+};
+
+void CommandLineParser::declareOptions() {
+  app_.formatter(std::make_shared<HelpFormatter>());
+  app_.get_formatter()->column_width(32);
+  app_.allow_extras();
+  app_.footer(
+      "Croqtile spellings, accepted as aliases:\n"
+      "  -e            --emit=ast           -arch=ARCH    --arch=ARCH\n"
+      "  -es           --emit=cuda          -rtc=LEVEL    --runtime-check=LEVEL\n"
+      "  -t cute       --target=cuda        -pa=PASS      --print-after=PASS\n"
+      "  -t cc         --target=cpu         -sa=PASS      --stop-after=PASS\n"
+      "Any long option may also be written with one dash (-emit=ast).\n"
+      "\n"
+      "Exit status: 0 success, 1 errors in the input or on the command line,\n"
+      "70 internal compiler error. docs/cli.md has the details.\n");
+
+  // The value-taking options keep the last value given, like C compilers.
+  auto last = [](CLI::Option* o) { return o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); };
+
+  app_.add_option("FILE.co", opts_.input, "the file to compile (`-` reads stdin)");
+
+  const char* output = "Output";
+  last(app_.add_option("-o", opts_.output, "write the output to FILE (default: stdout)"))
+      ->type_name("FILE")->group(output);
+  app_.add_flag("-E", preprocessOnly_, "preprocess only, with #line markers")->group(output);
+  app_.add_option("--emit", emit_, "print one stage: " + listPlain(kEmitKinds, ", ", " or "))
+      ->type_name("KIND")->allow_extra_args(false)->group(output);
+  app_.add_flag("-S", assembly_, "compile to PTX assembly (needs codegen)")->group(output);
+  app_.add_flag("-c", object_, "compile to an object file (needs codegen)")->group(output);
+
+  const char* preprocessor = "Preprocessor";
+  define_ = app_.add_option("-D", defines_, "define macro NAME (as V; default 1)")
+                ->type_name("NAME[=V]")->allow_extra_args(false)->group(preprocessor);
+  undefine_ = app_.add_option("-U", undefines_, "undefine macro NAME")
+                  ->type_name("NAME")->allow_extra_args(false)->group(preprocessor);
+  app_.add_option("-I", opts_.includeDirs, "add DIR to the include path")
+      ->type_name("DIR")->allow_extra_args(false)->group(preprocessor);
+
+  const char* target = "Target";
+  last(app_.add_option("-t,--target", target_, listPlain(kTargets, ", ", " or ") + " (default cuda)"))
+      ->type_name("TARGET")->group(target);
+  last(app_.add_option("--arch", arch_, listPlain(kArchs, ", ", " or ") + " (default sm_86)"))
+      ->type_name("ARCH")->group(target);
+  last(app_.add_option("--runtime-check", runtimeCheck_, listPlain(kRuntimeChecks, ", ", ", ") + " (default entry)"))
+      ->type_name("LEVEL")->group(target);
+
+  const char* diagnostics = "Diagnostics";
+  last(app_.add_option("--color", color_, listPlain(kColorModes, ", ", " or ") + " (default auto)"))
+      ->type_name("WHEN")->group(diagnostics);
+  last(app_.add_option("--diagnostics-format", diagnosticsFormat_,
+                       listPlain(kDiagnosticsFormats, ", ", " or ") + " (default text)"))
+      ->type_name("FORMAT")->group(diagnostics);
+  app_.add_flag("--Werror", opts_.warningsAsErrors, "treat warnings as errors")->group(diagnostics);
+  app_.add_flag("--verify", opts_.verify,
+                "check diagnostics against `// expected-error {{...}}` comments (exit 0 when they match)")
+      ->group(diagnostics);
+  last(app_.add_option("--error-limit", errorLimit_, "stop after N errors (default 20; 0: no limit)"))
+      ->type_name("N")->group(diagnostics);
+
+  const char* pipeline = "Pipeline";
+  app_.add_flag("--list-passes", opts_.listPasses, "list the passes in order and exit")->group(pipeline);
+  app_.add_option("--print-after", opts_.printAfter, "print the result of PASS (repeatable)")
+      ->type_name("PASS")->delimiter(',')->allow_extra_args(false)->group(pipeline);
+  last(app_.add_option("--stop-after", opts_.stopAfter, "stop the pipeline after PASS"))
+      ->type_name("PASS")->group(pipeline);
+  app_.add_flag("-v,--verbose", opts_.verbose, "print each pass and its time as it runs")->group(pipeline);
+  // Hidden (no group): crashes on purpose, so tests can check the crash handler.
+  last(app_.add_option("--debug-crash-in", opts_.debugCrashIn, "crash inside PASS"))->group("");
+
+  const char* general = "General";
+  app_.set_help_flag("-h,--help", "print this help and exit")->group(general);
+  app_.add_flag("--version", opts_.showVersion, "print the versions of croqc and LLVM and exit")->group(general);
+
+  for (const CLI::Option* opt : app_.get_options()) {
+    if (opt->get_group().empty()) continue;
+    for (const std::string& s : opt->get_snames()) suggestions_.push_back("-" + s);
+    for (const std::string& l : opt->get_lnames()) suggestions_.push_back(l == "Werror" ? "-Werror" : "--" + l);
+  }
+  for (const Spelling<Action>& kind : kEmitKinds) suggestions_.push_back(fmt::format("--emit={}", kind.text));
+  for (const Alias& alias : kAliases) suggestions_.push_back(alias.croqtile);
+}
+
+std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::ArrayRef<std::string> args) const {
+  auto isLongName = [&](llvm::StringRef name) {
+    return llvm::any_of(app_.get_options(), [&](const CLI::Option* opt) {
+      return llvm::is_contained(opt->get_lnames(), name.str());
+    });
+  };
+  std::vector<std::string> out;
+  bool afterDashDash = false;
+  for (const std::string& arg : args) {
+    llvm::StringRef a(arg);
+    if (afterDashDash || !a.startswith("-") || a.startswith("--")) {
+      afterDashDash = afterDashDash || a == "--";
+      out.push_back(arg);
+      continue;
+    }
+    llvm::StringRef name = a.split('=').first;
+    const Alias* alias = llvm::find_if(kAliases, [&](const Alias& al) {
+      return a == al.croqtile || (name == al.croqtile && !llvm::StringRef(al.croqc).contains('='));
+    });
+    if (alias != std::end(kAliases)) {
+      out.push_back(std::string(alias->croqc) + std::string(a.drop_front(name.size())));
+    } else if (name.size() > 2 && isLongName(name.drop_front())) {
+      // `-arch=`, `-Werror`, `-emit=ast`: clang-style single-dash long options.
+      out.push_back("-" + arg);
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
+void CommandLineParser::reportUnknownArgument(const std::string& arg) {
+  llvm::StringRef typed(arg);
+  std::optional<std::string> suggestion;
+  auto [name, value] = typed.split('=');
+  if (typed.contains('=')) {
+    std::vector<std::string> names;
+    for (const std::string& s : suggestions_)
+      if (!llvm::StringRef(s).contains('=')) names.push_back(s);
+    if (auto n = closest(name, names)) suggestion = *n + "=" + value.str();
+  } else {
+    suggestion = closest(typed, suggestions_);
+  }
+  problem([arg, suggestion](DiagnosticEngine& diags) {
+    auto d = diags.report({}, DiagKind::err_unknown_argument, arg);
+    if (suggestion) d.hint(fmt::format("did you mean `{}`?", *suggestion));
+  });
+}
+
+template <typename E, size_t N>
+void CommandLineParser::parseEnum(llvm::StringRef flag, const std::string& text, const Spelling<E> (&values)[N],
+                                  E& out, std::type_identity_t<llvm::ArrayRef<Spelling<E>>> aliases) {
+  if (text.empty() && !app_.count(("--" + flag.ltrim('-')).str())) return;
+  for (const Spelling<E>& v : values)
+    if (text == v.text) return void(out = v.value);
+  for (const Spelling<E>& v : aliases)
+    if (text == v.text) return void(out = v.value);
+  std::vector<std::string> names;
+  for (const Spelling<E>& v : values) names.push_back(v.text);
+  std::optional<std::string> suggestion = closest(text, names);
+  problem([flag = flag.str(), text, list = listValues(values), suggestion](DiagnosticEngine& diags) {
+    auto d = diags.report({}, DiagKind::err_invalid_option_value, flag, text, list);
+    if (suggestion) d.hint(fmt::format("did you mean `{}={}`?", flag, *suggestion));
+  });
+}
+
+void CommandLineParser::collectMacros() {
+  // CLI11 keeps each option's values apart; its parse order tells how `-D`
+  // and `-U` interleave, which decides the result of `-DX -UX`.
+  size_t nextDefine = 0, nextUndefine = 0;
+  for (const CLI::Option* opt : app_.parse_order()) {
+    MacroCommand command;
+    std::string spelling;
+    if (opt == define_) {
+      llvm::StringRef text(defines_[nextDefine++]);
+      auto [name, value] = text.split('=');
+      command.name = name.str();
+      if (text.contains('=')) command.value = value.str();
+      spelling = "-D" + text.str();
+    } else if (opt == undefine_) {
+      command.undefine = true;
+      command.name = undefines_[nextUndefine++];
+      spelling = "-U" + command.name;
+    } else {
+      continue;
+    }
+    // A function-like macro (`-D'F(x)=x'`) is checked by the preprocessor.
+    llvm::StringRef identifier = llvm::StringRef(command.name).split('(').first;
+    if (!isIdentifier(identifier)) {
+      problem([spelling, name = command.name](DiagnosticEngine& diags) {
+        diags.report({}, DiagKind::err_invalid_macro_name, spelling, name);
+      });
+      continue;
+    }
+    opts_.macros.push_back(std::move(command));
+  }
+}
+
+void CommandLineParser::chooseAction() {
+  std::vector<std::pair<Action, std::string>> asked;
+  if (preprocessOnly_) asked.emplace_back(Action::Preprocess, "-E");
+  for (const std::string& kind : emit_) {
+    Action action = Action::Executable;
+    parseEnum("--emit", kind, kEmitKinds, action);
+    if (action != Action::Executable) asked.emplace_back(action, "--emit=" + kind);
+  }
+  if (assembly_) asked.emplace_back(Action::Assembly, "-S");
+  if (object_) asked.emplace_back(Action::Object, "-c");
+  for (const auto& [action, spelling] : asked) {
+    if (action == asked.front().first) continue;
+    problem([first = asked.front().second, second = spelling](DiagnosticEngine& diags) {
+      diags.report({}, DiagKind::err_conflicting_actions, first, second);
+    });
+    return;
+  }
+  if (!asked.empty()) std::tie(opts_.action, opts_.actionSpelling) = asked.front();
+}
+
+void CommandLineParser::validatePassName(llvm::StringRef flag, const std::string& name) {
+  if (findPass(name)) return;
+  std::vector<std::string> names;
+  for (const Pass& pass : passPipeline()) names.push_back(pass.name.str());
+  std::optional<std::string> suggestion = closest(name, names);
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i)
+    list += fmt::format("{}`{}`", i == 0 ? "" : i + 1 == names.size() ? " and " : ", ", names[i]);
+  problem([flag = flag.str(), name, list, suggestion](DiagnosticEngine& diags) {
+    auto d = diags.report({}, DiagKind::err_unknown_pass, flag, name, list);
+    if (suggestion) d.hint(fmt::format("did you mean `{}={}`?", flag, *suggestion));
+  });
+}
+
+void CommandLineParser::validateValues() {
+  parseEnum("--target", target_, kTargets, opts_.target, kTargetAliases);
+  parseEnum("--arch", arch_, kArchs, opts_.arch);
+  parseEnum("--runtime-check", runtimeCheck_, kRuntimeChecks, opts_.runtimeCheck);
+  parseEnum("--color", color_, kColorModes, opts_.color);
+  parseEnum("--diagnostics-format", diagnosticsFormat_, kDiagnosticsFormats, opts_.diagnosticsFormat);
+  if (app_.count("--error-limit") && llvm::StringRef(errorLimit_).getAsInteger(10, opts_.errorLimit)) {
+    problem([text = errorLimit_](DiagnosticEngine& diags) {
+      diags.report({}, DiagKind::err_invalid_error_limit, text);
+    });
+  }
+  for (const std::string& pass : opts_.printAfter) validatePassName("--print-after", pass);
+  if (!opts_.stopAfter.empty()) validatePassName("--stop-after", opts_.stopAfter);
+  if (!opts_.debugCrashIn.empty()) validatePassName("--debug-crash-in", opts_.debugCrashIn);
+}
+
+void CommandLineParser::parse(llvm::ArrayRef<std::string> args) {
+  declareOptions();
+  result_.helpText = app_.help();
+
+  std::vector<std::string> rewritten = rewriteCroqtileSpellings(args);
+  std::vector<const char*> argv{"croqc"};
+  for (const std::string& arg : rewritten) argv.push_back(arg.c_str());
+  try {
+    app_.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    opts_.showHelp = true;
+    return;
+  } catch (const CLI::ParseError& e) {
+    // CLI11 says "-o: 1 required FILE missing" for an option without its value.
+    llvm::SmallVector<llvm::StringRef, 3> missing;
+    static const llvm::Regex kMissingValue("^([^ ]+): 1 required ([^ ]+) missing$");
+    if (kMissingValue.match(e.what(), &missing)) {
+      problem([flag = missing[1].str(), what = missing[2].str()](DiagnosticEngine& diags) {
+        diags.report({}, DiagKind::err_missing_option_value, flag, what);
+      });
+    } else {
+      problem([message = std::string(e.what())](DiagnosticEngine& diags) {
+        diags.report({}, DiagKind::err_command_line, message);
+      });
+    }
+    return;
+  }
+
+  for (const std::string& extra : app_.remaining()) {
+    if (llvm::StringRef(extra).startswith("-") && extra != "-") {
+      reportUnknownArgument(extra);
+    } else {
+      problem([first = opts_.input, extra](DiagnosticEngine& diags) {
+        diags.report({}, DiagKind::err_multiple_input_files, first, extra);
+      });
+    }
+  }
+  collectMacros();
+  chooseAction();
+  validateValues();
+}
+
+}  // namespace
+
+CommandLine parseCommandLine(llvm::ArrayRef<std::string> args) {
+  CommandLine result;
+  CommandLineParser(result).parse(args);
+  return result;
+}
+
+llvm::StringRef targetName(Target target) {
+  for (const auto& t : kTargets)
+    if (t.value == target) return t.text;
+  return "?";
+}
+
+llvm::StringRef archName(Arch arch) {
+  for (const auto& a : kArchs)
+    if (a.value == arch) return a.text;
+  return "?";
+}
+
+llvm::StringRef runtimeCheckName(RuntimeCheck level) {
+  for (const auto& r : kRuntimeChecks)
+    if (r.value == level) return r.text;
+  return "?";
+}
+
+}  // namespace croqc::driver

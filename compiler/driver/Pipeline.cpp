@@ -1,0 +1,168 @@
+// The pipeline: the passes croqc runs on a `.co` file, in order. Like Halide's
+// Lower.cpp, this file is meant to be read top to bottom: each pass is a small
+// function from what the passes above it produced to its own result, plus a
+// printer for that result (`--print-after=PASS`; `-E` and `--emit=KIND` print
+// the result of one pass as the output).
+//
+// Adding a pass: write its `run` and `print` functions below the last pass,
+// add a row to `kPipeline`, add the pass's output to `Compilation`
+// (Pipeline.h), and add a lit test under test/lit/ for `--print-after=NAME`.
+#include "driver/Pipeline.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/Support/Compiler.h>
+#include <llvm/Support/CrashRecoveryContext.h>
+#include <llvm/Support/Format.h>
+#include <llvm/Support/PrettyStackTrace.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <chrono>
+
+#include "ast/AST.h"
+#include "ast/ASTDumper.h"
+#include "basic/Diagnostic.h"
+#include "driver/TokenDump.h"
+#include "lex/Lexer.h"
+#include "parse/Parser.h"
+#include "sema/Sema.h"
+
+namespace croqc::driver {
+
+Compilation::Compilation(const Options& options, DiagnosticEngine& diags, unsigned mainBuffer)
+    : options(options), diags(diags), mainBuffer(mainBuffer) {}
+
+Compilation::~Compilation() = default;
+
+namespace {
+
+llvm::StringRef inputName(const Compilation& c) {
+  return c.diags.sourceMgr().getMemoryBuffer(c.mainBuffer)->getBufferIdentifier();
+}
+
+// --- preprocess: source buffer -> PreprocessedSource -------------------------
+// Macros (`-D`/`-U`, `#define`), conditionals and `#error`; the result keeps
+// the way back from every output offset to the original source.
+
+bool runPreprocess(Compilation& c) {
+  return preprocess(c.mainBuffer, c.options.macros, c.diags, c.preprocessed);
+}
+
+void printPreprocessed(const Compilation& c, llvm::raw_ostream& os) {
+  c.preprocessed.printWithLineMarkers(os, inputName(c), c.diags.sourceMgr());
+}
+
+// --- lex: PreprocessedSource -> tokens -------------------------------------
+// `__co__` code becomes tokens; host code stays opaque region tokens.
+
+bool runLex(Compilation& c) {
+  c.tokens = lex(c.preprocessed, c.diags);
+  return !c.diags.hasErrors();
+}
+
+void printTokens(const Compilation& c, llvm::raw_ostream& os) {
+  dumpTokens(c.tokens, c.diags.sourceMgr(), os);
+}
+
+// --- parse: tokens -> AST --------------------------------------------------
+// Recursive descent with recovery at `;` and `}`, so one run reports every
+// independent syntax error.
+
+bool runParse(Compilation& c) {
+  c.astContext = std::make_unique<ast::ASTContext>();
+  c.program = parseProgram(c.tokens, *c.astContext, c.diags);
+  return !c.diags.hasErrors();
+}
+
+void printAST(const Compilation& c, llvm::raw_ostream& os) {
+  if (c.program) ast::dumpAST(*c.program, c.diags.sourceMgr(), os);
+}
+
+// --- sema: AST -> SemaResult -------------------------------------------------
+// Scopes, types, symbolic shapes, parallel levels, and every check of the
+// language that needs no GPU (spec sections 4-17) for the chosen `--arch`.
+
+bool runSema(Compilation& c) {
+  sema::SemaOptions options;
+  options.arch = c.options.target == Target::Cpu ? "cpu" : archName(c.options.arch);
+  c.sema = sema::analyze(*c.program, options, c.diags);
+  return !c.diags.hasErrors();
+}
+
+void printSema(const Compilation& c, llvm::raw_ostream& os) {
+  if (c.sema) sema::dumpSema(*c.sema, c.diags.sourceMgr(), os);
+}
+
+// --- the pipeline -----------------------------------------------------------
+
+const Pass kPipeline[] = {
+    {"preprocess", "expand macros and conditionals (-D, -U, #define, #if); keep the #line mapping",
+     runPreprocess, printPreprocessed},
+    {"lex", "split the preprocessed text into tokens; host code stays opaque text", runLex, printTokens},
+    {"parse", "build the AST of the file, recovering from syntax errors", runParse, printAST},
+    {"sema", "resolve names, infer types and symbolic shapes, check the language rules", runSema, printSema},
+};
+
+/// Names the pass in the stack dump when croqc crashes.
+class PassStackTraceEntry final : public llvm::PrettyStackTraceEntry {
+ public:
+  PassStackTraceEntry(const Pass& pass, llvm::StringRef file) : pass_(pass), file_(file) {}
+  void print(llvm::raw_ostream& os) const override {
+    os << "running pass `" << pass_.name << "` on `" << file_ << "`\n";
+  }
+
+ private:
+  const Pass& pass_;
+  llvm::StringRef file_;
+};
+
+}  // namespace
+
+llvm::ArrayRef<Pass> passPipeline() { return kPipeline; }
+
+const Pass* findPass(llvm::StringRef name) {
+  const Pass* pass = llvm::find_if(kPipeline, [&](const Pass& p) { return p.name == name; });
+  return pass == std::end(kPipeline) ? nullptr : pass;
+}
+
+void listPasses(llvm::raw_ostream& os) {
+  for (const Pass& pass : kPipeline) os << llvm::left_justify(pass.name, 12) << pass.description << '\n';
+}
+
+PipelineResult runPipeline(Compilation& c, const Pass* last, llvm::raw_ostream& dumpStream) {
+  using Clock = std::chrono::steady_clock;
+  for (const Pass& pass : kPipeline) {
+    unsigned errorsBefore = c.diags.errorCount();
+    bool ok = false;
+    Clock::time_point start = Clock::now();
+    {
+      PassStackTraceEntry stackTraceEntry(pass, inputName(c));
+      llvm::CrashRecoveryContext crashRecovery;
+      crashRecovery.DumpStackAndCleanupOnFailure = true;  // print the stack dump, then come back here
+      bool survived = crashRecovery.RunSafely([&] {
+        if (c.options.debugCrashIn == pass.name) LLVM_BUILTIN_TRAP;
+        ok = pass.run(c);
+      });
+      if (!survived) {
+        c.diags.report({}, DiagKind::err_internal_compiler_error, pass.name);
+        return PipelineResult::Crashed;
+      }
+    }
+    ok = ok && c.diags.errorCount() == errorsBefore;
+    if (c.options.verbose) {
+      std::chrono::duration<double, std::milli> elapsed = Clock::now() - start;
+      llvm::errs() << llvm::format("croqc: pass %-10s %8.3f ms%s\n", pass.name.str().c_str(), elapsed.count(),
+                                   ok ? "" : " (errors)");
+    }
+    if (llvm::is_contained(c.options.printAfter, pass.name)) {
+      dumpStream << "// ----- after pass " << pass.name << " -----\n";
+      pass.print(c, dumpStream);
+      dumpStream.flush();
+    }
+    if (!ok) return PipelineResult::Errors;
+    if (&pass == last) break;
+  }
+  return PipelineResult::Success;
+}
+
+}  // namespace croqc::driver

@@ -1,0 +1,837 @@
+// Semantic analysis, part one: the entry point, scopes and symbols,
+// functions and parameters, declarations and the statements that are not
+// about parallelism, data movement or MMA (spec sections 2, 4, 5, 7, 9, 10).
+#include "sema/Sema.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/Support/SourceMgr.h>
+
+#include "sema/SemaImpl.h"
+#include "target/Target.h"
+
+namespace croqc::sema {
+
+using namespace ast;
+using llvm::SMRange;
+using llvm::StringRef;
+
+std::unique_ptr<SemaResult> analyze(const Program& program, const SemaOptions& options, DiagnosticEngine& diags) {
+  auto result = std::make_unique<SemaResult>();
+  Checker(*result, options, diags).run(program);
+  return result;
+}
+
+Checker::Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngine& diags)
+    : result_(result), options_(options), diags_(diags) {
+  const target::TargetInfo* info = target::lookupTarget(options.arch);
+  if (!info) info = target::lookupTarget("sm_86");
+  target_.name = info->name.str();
+  // The CPU target emulates every level and atom: check against sm_90a.
+  if (!info->isGpu) info = target::lookupTarget("sm_90a");
+  target_.smVersion = static_cast<int>(info->smVersion);
+  target_.maxThreadsPerCta = info->maxThreadsPerCta;
+  target_.maxSharedBytes = info->maxSharedBytesPerCta;
+  target_.hasWarpgroups = info->hasWarpgroups;
+}
+
+void Checker::run(const Program& program) {
+  pushScope(ScopeKind::File, "");
+  for (const Node* item : program.items) {
+    if (diags_.shouldStop()) break;
+    if (const auto* dev = llvm::dyn_cast<DeviceCode>(item)) {
+      if (!dev->name.empty() && !lookupLocal(dev->name)) {
+        Symbol* s = result_.newSymbol();
+        s->kind = Symbol::Kind::Function;
+        s->name = dev->name.str();
+        s->qualifiedName = "::" + s->name;
+        s->type = Type::simple(TypeKind::Opaque);
+        s->loc = dev->loc();
+        scopes_.back()->names[dev->name] = s;
+      }
+      continue;
+    }
+    if (const auto* fn = llvm::dyn_cast<CoFunction>(item)) checkFunction(*fn);
+  }
+  popScope();
+}
+
+// ---------------------------------------------------------------------------
+// Scopes
+
+void Checker::pushScope(ScopeKind kind, StringRef label) {
+  auto scope = std::make_unique<Scope>();
+  scope->kind = kind;
+  scope->parent = scopes_.empty() ? nullptr : scopes_.back().get();
+  if (scope->parent) {
+    std::string name = label.str();
+    if (kind != ScopeKind::Function) {
+      unsigned n = scope->parent->childCounts[label]++;
+      name += "_" + std::to_string(n);
+    }
+    scope->qualifiedName = scope->parent->qualifiedName + "::" + name;
+  }
+  scopes_.push_back(std::move(scope));
+}
+
+void Checker::popScope() { scopes_.pop_back(); }
+
+Symbol* Checker::lookup(StringRef name) const {
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    auto found = (*it)->names.find(name);
+    if (found != (*it)->names.end()) return found->second;
+  }
+  return nullptr;
+}
+
+Symbol* Checker::lookupLocal(StringRef name) const {
+  if (scopes_.empty()) return nullptr;
+  auto found = scopes_.back()->names.find(name);
+  return found == scopes_.back()->names.end() ? nullptr : found->second;
+}
+
+Symbol* Checker::declare(StringRef name, llvm::SMLoc loc, Symbol::Kind kind, Type type, bool isMutable) {
+  if (Symbol* previous = lookupLocal(name)) {
+    diags_.report(loc, DiagKind::err_redeclared, name).note(previous->loc, DiagKind::note_previous_declaration, name);
+  }
+  Symbol* s = result_.newSymbol();
+  s->kind = kind;
+  s->name = name.str();
+  s->qualifiedName = scopes_.back()->qualifiedName + "::" + s->name;
+  s->type = std::move(type);
+  s->isMutable = isMutable;
+  s->loc = loc;
+  scopes_.back()->names[name] = s;
+  result_.allSymbols.push_back(s);
+  return s;
+}
+
+std::string Checker::suggestName(StringRef name) const {
+  std::string best;
+  unsigned bestDistance = name.size() <= 3 ? 1 : 2;
+  for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+    for (const auto& entry : (*it)->names) {
+      unsigned d = name.edit_distance(entry.getKey(), true, bestDistance);
+      if (d <= bestDistance && d != 0 && (best.empty() || d < bestDistance)) {
+        best = entry.getKey().str();
+        bestDistance = d;
+      }
+    }
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------
+// Functions and parameters
+
+void Checker::checkFunction(const CoFunction& fn) {
+  FunctionInfo& info = result_.functions.emplace_back();
+  info.decl = &fn;
+  function_ = &info;
+  functionDecl_ = &fn;
+  sawReturnValue_ = false;
+  pushScope(ScopeKind::Function, fn.name);
+  checkParams(fn, info);
+  if (fn.returnType.kind == TypeRef::Kind::Spanned) {
+    Type t = Type::simple(TypeKind::Data);
+    t.elem = fn.returnType.elem;
+    for (const Expr* d : fn.returnType.dims) t.shape.push_back(intValue(d, "a dimension of the return type"));
+    info.returnType = t;
+  } else if (fn.returnType.kind == TypeRef::Kind::Void || fn.returnType.kind == TypeRef::Kind::Auto) {
+    info.returnType = Type::simple(fn.returnType.kind == TypeRef::Kind::Void ? TypeKind::Void : TypeKind::Error);
+  } else {
+    report(fn.returnType.range, DiagKind::err_return_type,
+           fn.returnType.kind == TypeRef::Kind::Stream ? "a stream" : "a scalar");
+  }
+  checkCompound(fn.body);
+  if (fn.returnType.kind == TypeRef::Kind::Auto && !sawReturnValue_)
+    report(fn.returnType.range, DiagKind::err_auto_without_return, fn.name);
+  finishFutures();
+  popScope();
+  function_ = nullptr;
+  functionDecl_ = nullptr;
+}
+
+void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
+  // Shape symbols are declared by their first appearance in any parameter.
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Param& p = fn.params[i];
+    StringRef name = p.name.empty() ? StringRef() : p.name;
+    Type t;
+    switch (p.type.kind) {
+      case TypeRef::Kind::Int: t = Type::simple(TypeKind::Int); break;
+      case TypeRef::Kind::Bool: t = Type::simple(TypeKind::Bool); break;
+      case TypeRef::Kind::Stream: t = Type::simple(TypeKind::Stream); break;
+      case TypeRef::Kind::Scalar:
+        t = Type::simple(TypeKind::Element);
+        t.elem = p.type.elem;
+        break;
+      case TypeRef::Kind::RankedSpan:
+      case TypeRef::Kind::Spanned: {
+        t = Type::simple(TypeKind::Data);
+        t.elem = p.type.elem;
+        t.storage = p.storage == Storage::None ? Storage::Global : p.storage;
+        t.hostParam = p.storage == Storage::None;
+        bool dynamic = false;
+        unsigned rank = p.type.kind == TypeRef::Kind::RankedSpan ? p.type.rank : p.type.dims.size();
+        for (unsigned d = 0; d < rank; ++d) {
+          const Expr* dim = p.type.kind == TypeRef::Kind::Spanned ? p.type.dims[d] : nullptr;
+          if (!dim || llvm::isa<DynamicDimExpr>(dim)) {
+            dynamic = true;
+            t.shape.push_back(sym().freshSymbol(name.empty() ? "?" : (name.str() + ".span(" + std::to_string(d) + ")"),
+                                                1));
+            continue;
+          }
+          if (const auto* n = llvm::dyn_cast<NameExpr>(dim)) {
+            Symbol* s = lookupLocal(n->name);
+            if (!s) {
+              s = declare(n->name, n->loc(), Symbol::Kind::ShapeDim, Type::simple(TypeKind::Int), false);
+              s->value = sym().symbol(n->name);
+              s->type.values.push_back(s->value);
+              s->paramIndex = static_cast<int>(i);
+              s->dimIndex = static_cast<int>(d);
+              info.shapeDims.push_back(s);
+            } else if (s->kind != Symbol::Kind::ShapeDim) {
+              report(n->range(), DiagKind::err_conflicting_shape_symbol, n->name);
+            }
+            result_.references[n] = s;
+            result_.exprTypes[n] = s->type;
+            t.shape.push_back(s->value);
+            continue;
+          }
+          const SymExpr* v = intValue(dim, "a parameter dimension");
+          if (std::optional<std::int64_t> c = sym::constantValue(v); c && *c <= 0)
+            report(dim->range(), DiagKind::err_buffer_dim_not_positive, d, name, *c);
+          t.shape.push_back(v);
+        }
+        if (dynamic && p.storage != Storage::Global)
+          report(p.range, DiagKind::err_param_dynamic_not_global, name.empty() ? "<unnamed>" : name);
+        break;
+      }
+      case TypeRef::Kind::Void:
+      case TypeRef::Kind::Auto: t = Type::error(); break;
+    }
+    if (p.storage == Storage::Shared || p.storage == Storage::Local)
+      report(p.range, DiagKind::err_param_storage, name, storageName(p.storage));
+    if (p.byRef && t.kind != TypeKind::Data) report(p.range, DiagKind::err_param_ref_scalar, name);
+    else if (p.byRef && p.storage == Storage::Global) report(p.range, DiagKind::err_param_ref_global, name);
+    if (name.empty()) continue;
+    Symbol* s = declare(name, p.range.Start, Symbol::Kind::Param, t, t.kind == TypeKind::Element);
+    s->paramIndex = static_cast<int>(i);
+    if (t.kind == TypeKind::Int) {
+      s->value = sym().symbol(name, std::nullopt);
+      s->type.values = {s->value};
+    }
+    info.params.push_back(s);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+void Checker::checkCompound(const CompoundStmt* c) {
+  for (const Stmt* s : c->body) {
+    if (diags_.shouldStop()) return;
+    checkStmt(s);
+  }
+}
+
+void Checker::checkBody(const Stmt* s, ScopeKind kind, StringRef label) {
+  if (!s) return;
+  pushScope(kind, label);
+  if (const auto* c = llvm::dyn_cast<CompoundStmt>(s)) checkCompound(c);
+  else checkStmt(s);
+  popScope();
+}
+
+void Checker::checkStmt(const Stmt* s) {
+  switch (s->kind()) {
+    case NodeKind::CompoundStmt: checkBody(s, ScopeKind::Block, "block"); return;
+    case NodeKind::NullStmt:
+    case NodeKind::DirectiveStmt: return;
+    case NodeKind::ExprStmt: {
+      const Expr* e = llvm::cast<ExprStmt>(s)->expr;
+      if (const auto* call = llvm::dyn_cast<CallExpr>(e); call && call->viaCallKeyword && parallels_.empty())
+        report(call->range(), DiagKind::err_call_outside_parallel);
+      check(e);
+      return;
+    }
+    case NodeKind::AssignStmt: checkAssign(llvm::cast<AssignStmt>(s)); return;
+    case NodeKind::MdspanDeclStmt: checkMdspanDecl(llvm::cast<MdspanDeclStmt>(s)); return;
+    case NodeKind::ItupleDeclStmt: checkItupleDecl(llvm::cast<ItupleDeclStmt>(s)); return;
+    case NodeKind::ScalarDeclStmt: checkScalarDecl(llvm::cast<ScalarDeclStmt>(s)); return;
+    case NodeKind::SpannedDeclStmt: checkSpannedDecl(llvm::cast<SpannedDeclStmt>(s)); return;
+    case NodeKind::FragDeclStmt: checkFragDecl(llvm::cast<FragDeclStmt>(s)); return;
+    case NodeKind::EventDeclStmt: checkEventDecl(llvm::cast<EventDeclStmt>(s)); return;
+    case NodeKind::ParallelStmt: checkParallel(llvm::cast<ParallelStmt>(s)); return;
+    case NodeKind::WithStmt: checkWith(llvm::cast<WithStmt>(s)); return;
+    case NodeKind::ForeachStmt: checkForeach(llvm::cast<ForeachStmt>(s)); return;
+    case NodeKind::WhileStmt: checkWhile(llvm::cast<WhileStmt>(s)); return;
+    case NodeKind::IfStmt: checkIf(llvm::cast<IfStmt>(s)); return;
+    case NodeKind::InthreadsStmt: checkInthreads(llvm::cast<InthreadsStmt>(s)); return;
+    case NodeKind::ApplyStmt: checkApply(llvm::cast<ApplyStmt>(s)); return;
+    case NodeKind::DmaStmt: checkDma(llvm::cast<DmaStmt>(s)); return;
+    case NodeKind::MmaFillStmt: checkMmaFill(llvm::cast<MmaFillStmt>(s)); return;
+    case NodeKind::MmaLoadStmt: checkMmaLoad(llvm::cast<MmaLoadStmt>(s)); return;
+    case NodeKind::MmaExecStmt: checkMmaExec(llvm::cast<MmaExecStmt>(s)); return;
+    case NodeKind::MmaStoreStmt: checkMmaStore(llvm::cast<MmaStoreStmt>(s)); return;
+    case NodeKind::MmaScaleStmt: checkMmaScale(llvm::cast<MmaScaleStmt>(s)); return;
+    case NodeKind::MmaCommitStmt:
+    case NodeKind::MmaWaitStmt:
+      if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "an MMA statement");
+      if (const auto* w = llvm::dyn_cast<MmaWaitStmt>(s)) intValue(w->count, "the number of MMA groups");
+      return;
+    case NodeKind::FragOpStmt: checkFragOp(llvm::cast<FragOpStmt>(s)); return;
+    case NodeKind::WaitStmt: checkWait(llvm::cast<WaitStmt>(s)); return;
+    case NodeKind::TriggerStmt: checkTrigger(llvm::cast<TriggerStmt>(s)); return;
+    case NodeKind::SwapStmt: checkSwap(llvm::cast<SwapStmt>(s)); return;
+    case NodeKind::ReturnStmt: checkReturn(llvm::cast<ReturnStmt>(s)); return;
+    case NodeKind::SyncStmt: checkSync(llvm::cast<SyncStmt>(s)); return;
+    case NodeKind::CppStmt: return;
+    case NodeKind::BreakStmt:
+    case NodeKind::ContinueStmt:
+      if (loopDepth_ == 0)
+        report(s->range(), DiagKind::err_break_outside_loop, s->kind() == NodeKind::BreakStmt ? "break" : "continue");
+      return;
+    case NodeKind::YieldStmt:
+      if (parallels_.empty()) report(s->range(), DiagKind::err_yield_outside_parallel);
+      return;
+    case NodeKind::AsmStmt: {
+      const auto* a = llvm::cast<AsmStmt>(s);
+      if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "inline assembly");
+      for (const AsmOperand& op : a->outputs) check(op.value);
+      for (const AsmOperand& op : a->inputs) check(op.value);
+      return;
+    }
+    case NodeKind::PrintStmt:
+      for (const Expr* e : llvm::cast<PrintStmt>(s)->args) check(e);
+      return;
+    case NodeKind::AssertStmt: {
+      const auto* a = llvm::cast<AssertStmt>(s);
+      Type t = check(a->cond);
+      if (!t.isError()) {
+        if (std::optional<std::int64_t> c = constantOf(a->cond); c && *c == 0)
+          report(a->range(), DiagKind::err_static_assert, a->message);
+      }
+      return;
+    }
+#define EXPR(Name) case NodeKind::Name##Expr:
+#define TOP(Name) case NodeKind::Name:
+#include "ast/ASTNodes.def"
+      return;
+  }
+}
+
+void Checker::checkCondition(const Expr* cond) {
+  Type t = check(cond);
+  if (t.isError()) return;
+  if (t.kind != TypeKind::Bool && !t.isIntegral() && t.kind != TypeKind::Element && t.kind != TypeKind::Opaque &&
+      t.kind != TypeKind::Event)
+    report(cond->range(), DiagKind::err_condition_type, describe(t));
+}
+
+void Checker::checkIf(const IfStmt* s) {
+  checkCondition(s->cond);
+  checkBody(s->then, ScopeKind::If, "if");
+  if (s->otherwise) checkBody(s->otherwise, ScopeKind::If, "else");
+}
+
+void Checker::checkWhile(const WhileStmt* s) {
+  checkCondition(s->cond);
+  ++loopDepth_;
+  checkBody(s->body, ScopeKind::While, "while");
+  --loopDepth_;
+}
+
+bool Checker::isMutableValue(const Symbol* s) const {
+  if (s->isMutable) return true;
+  switch (s->type.kind) {
+    case TypeKind::Future:
+    case TypeKind::MmaFuture:
+    case TypeKind::Fragment:
+    case TypeKind::Accumulator:
+    case TypeKind::Element: return true;
+    default: return false;
+  }
+}
+
+void Checker::checkAssign(const AssignStmt* a) {
+  if (const auto* name = llvm::dyn_cast<NameExpr>(a->target)) {
+    Symbol* existing = lookup(name->name);
+    if (!existing || (a->op == TokenKind::equal && !isMutableValue(existing) && !lookupLocal(name->name))) {
+      if (a->op != TokenKind::equal) {
+        check(a->target);
+        check(a->value);
+        return;
+      }
+      checkBinding(a, name);
+      return;
+    }
+    result_.references[name] = existing;
+    ++existing->uses;
+    Type value = check(a->value);
+    if (existing->type.kind == TypeKind::Data) {
+      report(a->range(), DiagKind::err_whole_buffer_assign, name->name);
+      return;
+    }
+    if (!isMutableValue(existing)) {
+      report(name->range(), DiagKind::err_reassign_immutable, name->name)
+          .note(existing->loc, DiagKind::note_previous_declaration, name->name);
+      return;
+    }
+    if (existing->type.kind == TypeKind::Element) checkConversion(value, existing->type.elem, a->value->range());
+    // Futures and fragments may be re-bound to a new value of the same kind.
+    if (existing->type.kind == TypeKind::Future || existing->type.kind == TypeKind::Fragment ||
+        existing->type.kind == TypeKind::Accumulator)
+      existing->type = value;
+    result_.exprTypes[name] = existing->type;
+    return;
+  }
+  Type target = check(a->target);
+  Type value = check(a->value);
+  if (target.isError() || value.isError()) return;
+  if (target.kind == TypeKind::Element) {
+    checkConversion(value, target.elem, a->value->range());
+    return;
+  }
+  if (target.kind == TypeKind::Int && llvm::isa<MethodExpr>(a->target)) return;
+  report(a->target->range(), DiagKind::err_assign_to_non_lvalue, "`" + exprText(a->target) + "`");
+}
+
+/// `name = value;` introduces an immutable binding whose type is the value's.
+void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
+  Type value = check(a->value);
+  if (value.kind == TypeKind::Void) value = Type::error();
+  Symbol* s = declare(name->name, name->loc(), Symbol::Kind::Variable, value, false);
+  if (value.kind == TypeKind::Int || value.kind == TypeKind::Bounded) s->value = valueOf(a->value);
+  result_.references[name] = s;
+  result_.exprTypes[name] = value;
+  result_.declarations[a].push_back(s);
+}
+
+void Checker::checkConversion(const Type& from, TokenKind to, SMRange where) {
+  if (from.kind != TypeKind::Element || from.elem == TokenKind::eof || to == TokenKind::eof) return;
+  TokenKind f = from.elem;
+  if (f == to) return;
+  auto bits = [](TokenKind k) -> int {
+    switch (k) {
+      case TokenKind::ty_u8: case TokenKind::ty_s8: case TokenKind::ty_f8: case TokenKind::ty_f8_e4m3:
+      case TokenKind::ty_f8_e5m2: case TokenKind::ty_f8_ue4m3: case TokenKind::ty_f8_ue8m0: return 8;
+      case TokenKind::ty_u16: case TokenKind::ty_s16: case TokenKind::ty_f16: case TokenKind::ty_bf16: return 16;
+      case TokenKind::ty_u32: case TokenKind::ty_s32: case TokenKind::ty_f32: case TokenKind::ty_tf32: return 32;
+      case TokenKind::ty_u64: case TokenKind::ty_s64: case TokenKind::ty_f64: return 64;
+      default: return 0;
+    }
+  };
+  auto isFloat = [](TokenKind k) {
+    switch (k) {
+      case TokenKind::ty_f16: case TokenKind::ty_bf16: case TokenKind::ty_f32: case TokenKind::ty_tf32:
+      case TokenKind::ty_f64: case TokenKind::ty_f8: case TokenKind::ty_f8_e4m3: case TokenKind::ty_f8_e5m2:
+      case TokenKind::ty_f8_ue4m3: case TokenKind::ty_f8_ue8m0: return true;
+      default: return false;
+    }
+  };
+  auto isUnsigned = [](TokenKind k) {
+    return k == TokenKind::ty_u8 || k == TokenKind::ty_u16 || k == TokenKind::ty_u32 || k == TokenKind::ty_u64;
+  };
+  int fb = bits(f), tb = bits(to);
+  if (fb == 0 || tb == 0) return;
+  bool lossy = (isFloat(f) && !isFloat(to)) || (!isFloat(f) && isFloat(to) && fb >= tb) ||
+               (isFloat(f) && isFloat(to) && (fb > tb || (fb == tb && f != to))) ||
+               (!isFloat(f) && !isFloat(to) && fb > tb);
+  // A literal such as `0.0f` assigned to f16 states its intent; only
+  // variables and element reads warn.
+  if (from.values.size() == 1 && sym::isConstant(from.values[0])) return;
+  if (lossy) {
+    diags_.report(where.Start, DiagKind::warn_lossy_conversion, tokenKindSpelling(f), tokenKindSpelling(to)).range(where);
+  } else if (!isFloat(f) && !isFloat(to) && fb == tb && isUnsigned(f) != isUnsigned(to)) {
+    diags_.report(where.Start, DiagKind::warn_sign_conversion, tokenKindSpelling(f), tokenKindSpelling(to)).range(where);
+  }
+}
+
+void Checker::checkScalarDecl(const ScalarDeclStmt* d) {
+  for (const Declarator& decl : d->decls) {
+    if (d->storage != Storage::None)
+      report(decl.range, DiagKind::err_scalar_storage, decl.name, storageName(d->storage));
+    Type t;
+    Type init;
+    if (decl.init) init = check(decl.init);
+    switch (d->type.kind) {
+      case TypeRef::Kind::Int: t = Type::simple(TypeKind::Int); break;
+      case TypeRef::Kind::Bool: t = Type::simple(TypeKind::Bool); break;
+      case TypeRef::Kind::Scalar:
+        t = Type::simple(TypeKind::Element);
+        t.elem = d->type.elem;
+        break;
+      default:
+        if (!decl.init) {
+          report(decl.range, DiagKind::err_mutable_needs_type_or_init, decl.name);
+          t = Type::error();
+        } else {
+          t = init;
+        }
+        break;
+    }
+    bool isMutable = d->isMutable || t.kind == TypeKind::Element;
+    if (!decl.init && !isMutable && d->type.kind != TypeRef::Kind::Auto)
+      report(decl.range, DiagKind::err_immutable_uninitialized, d->type.kind == TypeRef::Kind::Bool ? "bool" : "int",
+             decl.name);
+    if (decl.init && !init.isError() && d->type.kind != TypeRef::Kind::Auto) {
+      if (t.kind == TypeKind::Int && !init.isIntegral() && init.kind != TypeKind::Opaque &&
+          init.kind != TypeKind::Element)
+        report(decl.init->range(), DiagKind::err_type_mismatch, "an integer", "a value", describe(init));
+      if (t.kind == TypeKind::Element) checkConversion(init, t.elem, decl.init->range());
+    }
+    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, isMutable);
+    if (t.kind == TypeKind::Int) {
+      s->value = (!isMutable && decl.init) ? valueOf(decl.init) : sym().freshSymbol(decl.name, std::nullopt);
+      s->type.values = {s->value};
+    }
+    result_.declarations[d].push_back(s);
+  }
+}
+
+SymList Checker::arrayDimensions(llvm::ArrayRef<Expr*> dims, StringRef name) {
+  SymList out;
+  for (const Expr* e : dims) {
+    const SymExpr* v = intValue(e, "an array dimension");
+    std::optional<std::int64_t> c = sym::constantValue(v);
+    if (!c) {
+      if (!sym::isUnknown(v)) report(e->range(), DiagKind::err_array_dim_not_static, name, sym::print(v));
+    } else if (*c <= 0) {
+      report(e->range(), DiagKind::err_array_dim_not_positive, name, *c);
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
+  std::optional<SymList> shape;
+  if (d->dims.size() == 1) {
+    Type t = check(d->dims[0]);
+    if (t.kind == TypeKind::Mdspan || t.kind == TypeKind::BoundedTuple) shape = t.shape;
+  }
+  if (!shape) {
+    shape.emplace();
+    for (const Expr* dim : d->dims) {
+      Type t = check(dim);
+      if (t.kind == TypeKind::Mdspan) {
+        shape->append(t.shape.begin(), t.shape.end());
+        continue;
+      }
+      if (!t.isIntegral() && !t.isError()) report(dim->range(), DiagKind::err_shape_dim_type, shape->size(), d->decls.empty() ? "" : d->decls[0].name, describe(t));
+      shape->push_back(t.isIntegral() ? valueOf(dim) : unknown());
+    }
+  }
+  Storage storage = d->storage;
+  bool inParallel = !parallels_.empty();
+  if (storage == Storage::None) storage = inParallel ? Storage::Local : Storage::Global;
+  for (const Declarator& decl : d->decls) {
+    if ((storage == Storage::Shared || storage == Storage::Local) && !inParallel)
+      report(decl.range, DiagKind::err_storage_outside_parallel, storageName(storage), decl.name);
+    for (size_t i = 0; i < shape->size(); ++i) {
+      std::optional<std::int64_t> c = sym::constantValue((*shape)[i]);
+      if (c && *c <= 0) report(d->range(), DiagKind::err_buffer_dim_not_positive, i, decl.name, *c);
+      if (!c && (storage == Storage::Shared || storage == Storage::Local) && !sym::isUnknown((*shape)[i]))
+        report(d->dims.size() == shape->size() ? d->dims[i]->range() : d->range(), DiagKind::err_buffer_shape_not_static,
+               storageName(storage), decl.name, i, sym::print((*shape)[i]));
+    }
+    Type t = Type::simple(TypeKind::Data);
+    t.elem = d->elem;
+    t.storage = storage;
+    t.shape = *shape;
+    t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);
+    if (decl.init) {
+      Type init = check(decl.init);
+      if (!init.isError() && init.kind != TypeKind::Element && !init.isIntegral())
+        report(decl.init->range(), DiagKind::err_type_mismatch, "a scalar initial value", "a value", describe(init));
+    }
+    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
+    result_.declarations[d].push_back(s);
+    if (storage == Storage::Shared && kernel_) {
+      std::int64_t bytes = 1;
+      bool known = true;
+      for (const SymExpr* e : *shape) {
+        std::optional<std::int64_t> c = sym::constantValue(e);
+        if (!c) known = false;
+        else bytes *= *c;
+      }
+      for (const SymExpr* e : t.arrayDims) {
+        std::optional<std::int64_t> c = sym::constantValue(e);
+        if (c) bytes *= *c;
+      }
+      if (known) {
+        int elemBytes = 4;
+        switch (d->elem) {
+          case TokenKind::ty_f16: case TokenKind::ty_bf16: case TokenKind::ty_s16: case TokenKind::ty_u16: elemBytes = 2; break;
+          case TokenKind::ty_f64: case TokenKind::ty_s64: case TokenKind::ty_u64: elemBytes = 8; break;
+          case TokenKind::ty_u8: case TokenKind::ty_s8: case TokenKind::ty_f8: case TokenKind::ty_f8_e4m3:
+          case TokenKind::ty_f8_e5m2: elemBytes = 1; break;
+          default: break;
+        }
+        kernel_->sharedBytes += bytes * elemBytes;
+      }
+    }
+  }
+}
+
+void Checker::checkFragDecl(const FragDeclStmt* d) {
+  SymList shape;
+  for (const Expr* dim : d->dims) shape.push_back(intValue(dim, "a fragment dimension"));
+  if (parallels_.empty()) report(d->range(), DiagKind::err_device_only_statement, "a fragment declaration");
+  for (const Declarator& decl : d->decls) {
+    Type t = Type::simple(TypeKind::Fragment);
+    t.elem = d->elem;
+    t.shape = shape;
+    t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);
+    if (decl.init) check(decl.init);
+    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
+    result_.declarations[d].push_back(s);
+  }
+}
+
+void Checker::checkEventDecl(const EventDeclStmt* d) {
+  if (d->count) intValue(d->count, "an event count");
+  if (parallels_.empty()) report(d->range(), DiagKind::err_device_only_statement, "an event declaration");
+  for (const Declarator& decl : d->decls) {
+    Type t = Type::simple(TypeKind::Event);
+    t.storage = Storage::Shared;
+    t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);
+    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
+    result_.declarations[d].push_back(s);
+  }
+}
+
+void Checker::checkMdspanDecl(const MdspanDeclStmt* d) {
+  Type init = check(d->init);
+  Type t = Type::simple(TypeKind::Mdspan);
+  if (init.kind == TypeKind::Mdspan) {
+    t = init;
+  } else if (init.isIntegral()) {
+    t.shape = {valueOf(d->init)};
+  } else if (!init.isError()) {
+    report(d->init->range(), DiagKind::err_mdspan_non_integer, describe(init));
+    t = Type::error();
+  }
+  if (d->rank && !t.isError() && *d->rank != t.rank())
+    report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "mdspan", *d->rank, t.rank());
+  Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
+  result_.declarations[d].push_back(s);
+}
+
+void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
+  Type t = Type::simple(TypeKind::Ituple);
+  if (!d->init) {
+    report(d->range(), DiagKind::err_ituple_uninitialized, d->name);
+    t = Type::error();
+  } else {
+    Type init = check(d->init);
+    if (init.kind == TypeKind::Ituple) {
+      t = init;
+    } else if (!init.isError()) {
+      report(d->init->range(), DiagKind::err_ituple_needs_braces, "`" + exprText(d->init) + "`");
+      t = Type::error();
+    }
+  }
+  if (d->rank && !t.isError() && *d->rank != t.values.size())
+    report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "ituple", *d->rank, t.values.size());
+  Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
+  result_.declarations[d].push_back(s);
+}
+
+/// Declares the variables of one `with`/`foreach` binding.
+void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind) {
+  std::optional<SymList> extents = shapeOf(b.extent, "an iteration space");
+  if (!extents) extents.emplace();
+  auto bounded = [&](StringRef name, const SymExpr* extent, llvm::SMLoc loc) {
+    if (name == "_") {
+      diags_.report(loc, DiagKind::err_wildcard_binding);
+      return (Symbol*)nullptr;
+    }
+    Type t = Type::simple(TypeKind::Bounded);
+    t.shape = {extent};
+    Symbol* s = declare(name, loc, kind, t, false);
+    s->value = sym().boundedSymbol(s->qualifiedName, 0, extent);
+    s->type.values = {s->value};
+    return s;
+  };
+  if (!b.elements.empty()) {
+    if (b.elements.size() != extents->size() && !extents->empty())
+      report(b.range, DiagKind::err_with_count, b.elements.size(), extents->size());
+    if (!b.name.empty()) {
+      Type t = Type::simple(TypeKind::BoundedTuple);
+      t.shape = *extents;
+      declare(b.name, b.range.Start, kind, t, false);
+    }
+    for (size_t i = 0; i < b.elements.size(); ++i)
+      bounded(b.elements[i], i < extents->size() ? (*extents)[i] : unknown(), b.range.Start);
+    return;
+  }
+  if (extents->size() == 1 && b.extent && !llvm::isa<MdspanExpr>(b.extent)) {
+    bounded(b.name, (*extents)[0], b.range.Start);
+    return;
+  }
+  if (b.name == "_") {
+    report(b.range, DiagKind::err_wildcard_binding);
+    return;
+  }
+  Type t = Type::simple(extents->size() == 1 ? TypeKind::Bounded : TypeKind::BoundedTuple);
+  t.shape = *extents;
+  Symbol* s = declare(b.name, b.range.Start, kind, t, false);
+  if (t.kind == TypeKind::Bounded) {
+    s->value = sym().boundedSymbol(s->qualifiedName, 0, (*extents)[0]);
+    s->type.values = {s->value};
+  }
+}
+
+void Checker::checkWith(const WithStmt* w) {
+  pushScope(ScopeKind::With, "within");
+  for (const IterBinding& b : w->bindings) bindIteration(b, Symbol::Kind::IterVar);
+  for (const WherePair& p : w->where) {
+    for (StringRef n : {p.lhs, p.rhs})
+      if (!lookup(n)) diags_.report(p.range.Start, DiagKind::err_undeclared, n).range(p.range);
+  }
+  if (const auto* c = llvm::dyn_cast<CompoundStmt>(w->body)) checkCompound(c);
+  else checkStmt(w->body);
+  popScope();
+}
+
+void Checker::checkForeach(const ForeachStmt* f) {
+  pushScope(ScopeKind::Foreach, "foreach");
+  for (const IterBinding& b : f->bindings) {
+    if (b.extent) {
+      bindIteration(b, Symbol::Kind::IterVar);
+      continue;
+    }
+    Symbol* v = lookup(b.name);
+    if (!v) {
+      std::string suggestion = suggestName(b.name);
+      if (suggestion.empty()) report(b.range, DiagKind::err_undeclared, b.name);
+      else report(b.range, DiagKind::err_undeclared_suggest, b.name, suggestion);
+      continue;
+    }
+    ++v->uses;
+    if (v->kind == Symbol::Kind::ParallelVar) {
+      report(b.range, DiagKind::err_foreach_parallel_var, b.name).note(v->loc, DiagKind::note_previous_declaration, b.name);
+      continue;
+    }
+    if (v->type.kind != TypeKind::Bounded && v->type.kind != TypeKind::BoundedTuple) {
+      report(b.range, DiagKind::err_foreach_not_bounded, b.name, describe(v->type));
+      continue;
+    }
+    if (b.hasRange && v->type.kind == TypeKind::BoundedTuple) report(b.range, DiagKind::err_range_on_tuple, b.name);
+    if (b.lo) intValue(b.lo, "the start offset of a range");
+    if (b.hi) intValue(b.hi, "the end offset of a range");
+    if (b.step) {
+      std::optional<std::int64_t> step = constantOf(b.step);
+      if (!step || *step <= 0) report(b.step->range(), DiagKind::err_range_step, exprText(b.step));
+    }
+    if (!b.alias.empty()) {
+      Symbol* alias = declare(b.alias, b.range.Start, Symbol::Kind::IterVar, v->type, false);
+      alias->value = v->value;
+    }
+  }
+  for (const LoopSuffix& sfx : f->suffixes) {
+    if (!sfx.factor) continue;
+    std::optional<std::int64_t> factor = constantOf(sfx.factor);
+    if (sfx.kind == TokenKind::kw_unroll && (!factor || *factor <= 0))
+      report(sfx.factor->range(), DiagKind::err_unroll_factor, exprText(sfx.factor));
+    if (sfx.kind == TokenKind::kw_vectorize && !lookup(sfx.var))
+      diags_.report(sfx.range.Start, DiagKind::err_undeclared, sfx.var).range(sfx.range);
+  }
+  ++loopDepth_;
+  if (const auto* c = llvm::dyn_cast<CompoundStmt>(f->body)) checkCompound(c);
+  else checkStmt(f->body);
+  --loopDepth_;
+  popScope();
+}
+
+void Checker::checkApply(const ApplyStmt* s) {
+  Type source = check(s->source);
+  SymList shape;
+  if (source.kind == TypeKind::Mdspan) {
+    shape = source.shape;
+  } else if (!source.isError()) {
+    report(s->source->range(), DiagKind::err_apply_source, exprText(s->source), describe(source));
+  }
+  if (!shape.empty() && shape.size() != s->names.size())
+    report(s->range(), DiagKind::err_apply_count, s->names.size(), shape.size());
+  pushScope(ScopeKind::Apply, "apply");
+  for (size_t i = 0; i < s->names.size(); ++i) {
+    Type t = Type::simple(TypeKind::Bounded);
+    t.shape = {i < shape.size() ? shape[i] : unknown()};
+    Symbol* v = declare(s->names[i], s->loc(), Symbol::Kind::IterVar, t, false);
+    v->value = sym().boundedSymbol(v->qualifiedName, 0, t.shape[0]);
+    v->type.values = {v->value};
+  }
+  if (const auto* c = llvm::dyn_cast<CompoundStmt>(s->body)) checkCompound(c);
+  else checkStmt(s->body);
+  popScope();
+}
+
+void Checker::checkReturn(const ReturnStmt* r) {
+  if (!parallels_.empty()) {
+    report(r->range(), DiagKind::err_return_in_parallel);
+    return;
+  }
+  const TypeRef& declared = functionDecl_->returnType;
+  if (!r->value) {
+    if (declared.kind != TypeRef::Kind::Void && declared.kind != TypeRef::Kind::Auto)
+      report(r->range(), DiagKind::err_return_missing_value, functionDecl_->name, printType(function_->returnType));
+    return;
+  }
+  Type t = check(r->value);
+  if (t.isError()) return;
+  sawReturnValue_ = true;
+  if (t.kind != TypeKind::Data || t.view || t.storage == Storage::Shared || t.storage == Storage::Local) {
+    report(r->value->range(), DiagKind::err_return_type, describe(t));
+    return;
+  }
+  if (declared.kind == TypeRef::Kind::Void) {
+    report(r->value->range(), DiagKind::err_return_mismatch, printType(t), "void");
+    return;
+  }
+  if (declared.kind == TypeRef::Kind::Auto) {
+    function_->returnType = t;
+    return;
+  }
+  const Type& want = function_->returnType;
+  bool same = want.elem == t.elem && want.rank() == t.rank();
+  for (size_t i = 0; same && i < t.rank(); ++i) same = sym().proveEQ(want.shape[i], t.shape[i]) != sym::Truth::False;
+  if (!same) report(r->value->range(), DiagKind::err_return_mismatch, printType(t), printType(want));
+}
+
+void Checker::checkInthreads(const InthreadsStmt* s) {
+  if (parallels_.empty()) {
+    report(s->range(), DiagKind::err_inthreads_host);
+  } else if (s->isAsync && inthreadsDepth_ > 0) {
+    report(s->range(), DiagKind::err_inthreads_nested_async);
+  }
+  Type t = check(s->cond);
+  // The predicate must be a comparison over parallel variables.
+  std::function<bool(const Expr*)> usesOnlyParallelVars = [&](const Expr* e) -> bool {
+    if (const auto* b = llvm::dyn_cast<BinaryExpr>(e)) return usesOnlyParallelVars(b->lhs) && usesOnlyParallelVars(b->rhs);
+    if (const auto* u = llvm::dyn_cast<UnaryExpr>(e)) return usesOnlyParallelVars(u->operand);
+    if (llvm::isa<IntLiteralExpr>(e) || llvm::isa<BoolLiteralExpr>(e)) return true;
+    if (const auto* n = llvm::dyn_cast<NameExpr>(e)) {
+      auto it = result_.references.find(n);
+      if (it == result_.references.end()) return true;
+      const Symbol* sym = it->second;
+      if (sym->kind == Symbol::Kind::ParallelVar || sym->kind == Symbol::Kind::ShapeDim) return true;
+      if (sym->type.kind == TypeKind::Int && sym->value && !sym->isMutable) return true;
+      report(n->range(), DiagKind::err_inthreads_predicate, n->name);
+      return false;
+    }
+    return true;
+  };
+  if (!t.isError() && !parallels_.empty()) {
+    usesOnlyParallelVars(s->cond);
+    if (std::optional<std::int64_t> c = constantOf(s->cond))
+      report(s->cond->range(), DiagKind::err_inthreads_not_divergent, *c ? "true" : "false");
+  }
+  ++inthreadsDepth_;
+  checkBody(s->body, ScopeKind::Inthreads, "inthreads");
+  --inthreadsDepth_;
+}
+
+}  // namespace croqc::sema

@@ -1,0 +1,322 @@
+// Semantic analysis of data movement (spec section 12) and of the future
+// and event protocols (sections 12.6-12.8, 14): copy directions, shapes and
+// element types, swizzles, TMA boxes, and that every asynchronous copy is
+// waited exactly once before its data is read.
+#include <llvm/ADT/STLExtras.h>
+
+#include "sema/SemaImpl.h"
+
+namespace croqc::sema {
+
+using namespace ast;
+using llvm::StringRef;
+using sym::Truth;
+
+namespace {
+
+StringRef storageWord(const Type& t) {
+  if (t.hostParam) return "host";
+  switch (t.storage) {
+    case Storage::Shared: return "shared";
+    case Storage::Local: return "local";
+    default: return "global";
+  }
+}
+
+}  // namespace
+
+Symbol* Checker::bindFuture(StringRef name, llvm::SMLoc loc, const Type& type, const Node* stmt) {
+  Symbol* s = lookup(name);
+  if (s && (s->type.kind == TypeKind::Future || s->type.isError())) {
+    s->type = type;
+  } else {
+    s = declare(name, loc, Symbol::Kind::Variable, type, false);
+  }
+  result_.declarations[stmt].push_back(s);
+  return s;
+}
+
+void Checker::checkDma(const DmaStmt* d) {
+  bool isTma = d->engine == TokenKind::kw_tma;
+  StringRef engine = tokenKindSpelling(d->engine);
+  if (d->op == TokenKind::m_any) {
+    Type t = Type::simple(TypeKind::Future);
+    Symbol* s = bindFuture(d->future, d->loc(), t, d);
+    FutureState& st = futures_[s];
+    st = FutureState{};
+    st.placeholder = true;
+    st.boundAt = d->loc();
+    st.scope = scopes_.back().get();
+    return;
+  }
+  if (isTma && target_.smVersion < 90) report(d->range(), DiagKind::err_tma_needs_sm90, target_.name);
+  for (const DmaModifier& m : d->modifiers) {
+    if ((m.kind == TokenKind::m_swiz || m.kind == TokenKind::m_swizzle) && !m.args.empty()) {
+      std::optional<std::int64_t> v = constantOf(m.args[0]);
+      if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
+        report(m.range, DiagKind::err_swizzle_value, exprText(m.args[0]));
+    }
+  }
+  if (d->asyncEvent) check(d->asyncEvent);
+  Type src = check(d->source);
+  if (src.kind == TypeKind::Future) src.kind = TypeKind::Data;
+  if (!src.isError() && src.kind != TypeKind::Data) {
+    report(d->source->range(), DiagKind::err_dma_source_type, exprText(d->source), describe(src));
+    src = Type::error();
+  }
+  // The shape the copy produces.
+  SymList produced = src.shape;
+  if (d->op == TokenKind::m_transp && !src.isError()) {
+    llvm::SmallVector<std::int64_t, 4> perm;
+    for (const Expr* c : d->config) perm.push_back(constantOf(c).value_or(-1));
+    bool ok = perm.size() == src.rank();
+    llvm::SmallVector<bool, 4> seen(src.rank(), false);
+    for (std::int64_t p : perm) {
+      if (p < 0 || p >= static_cast<std::int64_t>(src.rank()) || seen[static_cast<size_t>(p)]) ok = false;
+      else seen[static_cast<size_t>(p)] = true;
+    }
+    if (!ok) {
+      std::string list;
+      for (const Expr* c : d->config) list += (list.empty() ? "" : ", ") + exprText(c);
+      report(d->range(), DiagKind::err_transp_permutation, list, src.rank());
+    } else {
+      produced.clear();
+      for (std::int64_t p : perm) produced.push_back(src.shape[static_cast<size_t>(p)]);
+    }
+  }
+  if (d->op == TokenKind::m_pad && !src.isError()) {
+    bool ok = d->config.size() == 4;
+    SymList lo, hi, mid;
+    for (size_t i = 0; ok && i < 3; ++i) {
+      Type t = check(d->config[i]);
+      if (t.kind != TypeKind::Ituple || t.values.size() != src.rank()) ok = false;
+      else (i == 0 ? lo : i == 1 ? hi : mid) = t.values;
+    }
+    if (!ok) {
+      report(d->range(), DiagKind::err_pad_config, src.rank());
+    } else {
+      check(d->config[3]);
+      produced.clear();
+      for (size_t i = 0; i < src.rank(); ++i)
+        produced.push_back(sym().add(sym().add(src.shape[i], sym().add(lo[i], hi[i])),
+                                     sym().mul(mid[i], sym().sub(src.shape[i], sym().constant(1)))));
+    }
+  }
+  bool zfill = false;
+  for (const DmaModifier& m : d->modifiers) zfill = zfill || m.kind == TokenKind::m_zfill;
+
+  Type dst;
+  if (!d->dest) {
+    if (parallels_.empty() && (d->destStorage == Storage::Shared || d->destStorage == Storage::Local))
+      report(d->range(), DiagKind::err_dma_outside_parallel, storageName(d->destStorage));
+    dst = Type::simple(TypeKind::Data);
+    dst.elem = src.elem;
+    dst.storage = d->destStorage;
+    dst.shape = produced;
+    if (!src.isError() && (d->destStorage == Storage::Shared || d->destStorage == Storage::Local)) {
+      for (size_t i = 0; i < produced.size(); ++i) {
+        if (!sym::constantValue(produced[i]) && !sym::isUnknown(produced[i]))
+          report(d->source->range(), DiagKind::err_buffer_shape_not_static, storageName(d->destStorage), "=> " +
+                 storageName(d->destStorage).str(), i, sym::print(produced[i]));
+      }
+    }
+    if (kernel_ && d->destStorage == Storage::Shared && !src.isError()) {
+      std::int64_t count = 1;
+      for (const SymExpr* e : produced) count *= sym::constantValue(e).value_or(0);
+      int bytes = src.elem == TokenKind::ty_f16 || src.elem == TokenKind::ty_bf16 ? 2 : src.elem == TokenKind::ty_f64 ? 8 : 4;
+      kernel_->sharedBytes += count * bytes;
+    }
+  } else {
+    dst = check(d->dest);
+    if (dst.kind == TypeKind::Future) dst.kind = TypeKind::Data;
+    if (!dst.isError() && dst.kind != TypeKind::Data) {
+      report(d->dest->range(), DiagKind::err_dma_dest_type, exprText(d->dest), describe(dst));
+      dst = Type::error();
+    }
+  }
+  if (!src.isError() && !dst.isError()) {
+    if (src.elem != dst.elem && dst.elem != TokenKind::eof)
+      report(d->range(), DiagKind::err_dma_elem_mismatch, tokenKindSpelling(src.elem), tokenKindSpelling(dst.elem));
+    if (produced.size() != dst.rank()) {
+      report(d->range(), DiagKind::err_dma_rank_mismatch, produced.size(), dst.rank());
+    } else if (d->dest) {
+      bool allEqual = true, larger = false;
+      for (size_t i = 0; i < produced.size(); ++i) {
+        Truth eq = sym().proveEQ(produced[i], dst.shape[i]);
+        if (eq != Truth::True) allEqual = false;
+        if (sym().proveLT(dst.shape[i], produced[i]) == Truth::True) {
+          report(d->range(), DiagKind::err_dma_shape_mismatch, printShape(dst.shape), printShape(produced), i);
+          allEqual = false;
+          break;
+        }
+        if (sym().proveGT(dst.shape[i], produced[i]) == Truth::True) larger = true;
+      }
+      if (allEqual && zfill) diags_.report(d->loc(), DiagKind::warn_dma_redundant_zfill, printShape(produced)).range(d->range());
+      if (larger && !zfill)
+        diags_.report(d->loc(), DiagKind::warn_dma_uncovered, printShape(dst.shape), printShape(produced)).range(d->range());
+    }
+    // Directions (spec 12.4).
+    StringRef from = storageWord(src), to = storageWord(dst);
+    bool fromGlobal = from == "global" || from == "host";
+    bool toGlobal = to == "global" || to == "host";
+    if (isTma) {
+      bool ok = (fromGlobal && to == "shared") || (from == "shared" && toGlobal && d->op == TokenKind::m_copy);
+      if (!ok) report(d->range(), DiagKind::err_tma_direction, tokenKindSpelling(d->op).drop_front(), from, to);
+      // The box is the shared-memory side of the copy.
+      const Type& box = to == "shared" ? dst : src;
+      for (size_t i = 0; i < box.rank(); ++i) {
+        if (!sym::constantValue(box.shape[i]) && !sym::isUnknown(box.shape[i])) {
+          report(d->range(), DiagKind::err_tma_box_not_constant, i, sym::print(box.shape[i]));
+          break;
+        }
+      }
+    } else if (!parallels_.empty() || !d->dest) {
+      if (fromGlobal && toGlobal) {
+        report(d->range(), DiagKind::err_dma_direction, d->isAsync ? "an asynchronous" : "a synchronous", from, to,
+               "copy through shared memory, or assign elements inside a `parallel`");
+      } else if (d->isAsync && !(fromGlobal && to == "shared")) {
+        report(d->range(), DiagKind::err_dma_direction, "an asynchronous", from, to,
+               "only global -> shared copies can be asynchronous; drop `.async`");
+      }
+    }
+  }
+  for (const Expr* a : d->after) {
+    Type t = check(a);
+    if (!t.isError() && t.kind != TypeKind::Future && t.kind != TypeKind::MmaFuture)
+      report(a->range(), DiagKind::err_after_operand, exprText(a), describe(t));
+  }
+  if (d->isAsync && d->future.empty() && !d->asyncEvent) {
+    report(d->range(), DiagKind::err_dma_async_unnamed, engine);
+    return;
+  }
+  if (d->future.empty()) return;
+  Type fut = dst.isError() ? Type::error() : dst;
+  if (!fut.isError()) {
+    fut.kind = TypeKind::Future;
+    fut.async = d->isAsync;
+  }
+  Symbol* s = bindFuture(d->future, d->loc(), fut, d);
+  FutureState& st = futures_[s];
+  if (st.async && !st.waited && !st.placeholder && st.boundAt.isValid() && st.boundAt != d->loc() && loopDepth_ == 0)
+    diags_.report(st.boundAt, DiagKind::err_future_not_waited, d->future);
+  st = FutureState{};
+  st.async = d->isAsync && !d->asyncEvent;
+  st.tma = isTma;
+  st.boundAt = d->loc();
+  st.scope = scopes_.back().get();
+}
+
+void Checker::checkWait(const WaitStmt* w) {
+  for (const Expr* target : w->targets) {
+    Type t = check(target);
+    if (t.isError()) continue;
+    if (t.kind == TypeKind::Event || t.kind == TypeKind::MmaFuture) {
+      if (t.kind == TypeKind::Event && inthreadsDepth_ == 0 && !parallels_.empty())
+        diags_.report(w->loc(), DiagKind::warn_event_outside_inthreads, "wait").range(w->range());
+      continue;
+    }
+    if (t.kind != TypeKind::Future) {
+      report(target->range(), DiagKind::err_wait_operand, exprText(target), describe(t));
+      continue;
+    }
+    const auto* name = llvm::dyn_cast<NameExpr>(target);
+    if (!name) continue;
+    const Symbol* s = result_.references.lookup(name);
+    if (!s) continue;
+    FutureState& st = futures_[s];
+    if (!st.async) {
+      report(target->range(), DiagKind::err_wait_non_async, name->name);
+      continue;
+    }
+    if (st.waited && loopDepth_ == 0) {
+      report(target->range(), DiagKind::err_wait_twice, name->name).note(st.waitedAt, DiagKind::note_waited_here);
+      continue;
+    }
+    st.waited = true;
+    st.waitedAt = target->loc();
+  }
+}
+
+void Checker::checkTrigger(const TriggerStmt* t) {
+  if (parallels_.empty()) report(t->range(), DiagKind::err_device_only_statement, "`trigger`");
+  for (const Expr* e : t->targets) {
+    Type ty = check(e);
+    if (!ty.isError() && ty.kind != TypeKind::Event)
+      report(e->range(), DiagKind::err_trigger_operand, exprText(e), describe(ty));
+  }
+  if (inthreadsDepth_ == 0 && !parallels_.empty())
+    diags_.report(t->loc(), DiagKind::warn_event_outside_inthreads, "trigger").range(t->range());
+  for (const Expr* e : t->after) {
+    Type ty = check(e);
+    if (ty.isError()) continue;
+    if (ty.kind == TypeKind::MmaFuture) {
+      report(e->range(), DiagKind::err_trigger_after_mma, exprText(e));
+      continue;
+    }
+    if (ty.kind != TypeKind::Future) {
+      report(e->range(), DiagKind::err_after_operand, exprText(e), describe(ty));
+      continue;
+    }
+    const auto* name = llvm::dyn_cast<NameExpr>(e);
+    const Symbol* s = name ? result_.references.lookup(name) : nullptr;
+    if (!s) continue;
+    FutureState& st = futures_[s];
+    if (!st.tma || !st.async) {
+      report(e->range(), DiagKind::err_trigger_after_dma, exprText(e));
+      continue;
+    }
+    // The event now owns the copy's completion.
+    st.waited = true;
+    st.waitedAt = e->loc();
+  }
+}
+
+void Checker::checkSwap(const SwapStmt* s) {
+  StringRef what = s->rotate ? "rotate" : "swap";
+  std::vector<const Symbol*> symbols;
+  for (const Expr* e : s->names) {
+    Type t = check(e);
+    if (t.isError()) return;
+    const auto* name = llvm::dyn_cast<NameExpr>(e);
+    if (t.kind != TypeKind::Future || !name) {
+      report(e->range(), DiagKind::err_swap_operand, what, exprText(e), describe(t));
+      return;
+    }
+    symbols.push_back(result_.references.lookup(name));
+  }
+  if (symbols.size() < 2) return;
+  for (size_t i = 1; i < symbols.size(); ++i) {
+    if (symbols[i] && symbols[0] && futures_[symbols[i]].scope != futures_[symbols[0]].scope) {
+      report(s->range(), DiagKind::err_swap_scope, what, symbols[0]->name, symbols[i]->name);
+      return;
+    }
+  }
+  // rotate(f0, f1, f2): f0 <- f1 <- f2 <- f0.
+  FutureState first = futures_[symbols[0]];
+  Type firstType = symbols[0]->type;
+  for (size_t i = 0; i + 1 < symbols.size(); ++i) {
+    futures_[symbols[i]] = futures_[symbols[i + 1]];
+    const_cast<Symbol*>(symbols[i])->type = symbols[i + 1]->type;
+  }
+  futures_[symbols.back()] = first;
+  const_cast<Symbol*>(symbols.back())->type = firstType;
+}
+
+void Checker::finishFutures() {
+  // Report in source order, not in the hash map's order.
+  std::vector<std::pair<const Symbol*, FutureState>> pending(futures_.begin(), futures_.end());
+  llvm::sort(pending, [](const auto& a, const auto& b) {
+    return a.second.boundAt.getPointer() < b.second.boundAt.getPointer();
+  });
+  for (auto& [symbol, st] : pending) {
+    if (st.placeholder) {
+      diags_.report(st.boundAt, DiagKind::err_dma_any_unused, symbol->name);
+      continue;
+    }
+    if (st.async && !st.waited)
+      diags_.report(st.boundAt, DiagKind::err_future_not_waited, symbol->name);
+  }
+  futures_.clear();
+}
+
+}  // namespace croqc::sema

@@ -1,0 +1,729 @@
+// Semantic analysis of expressions (spec sections 4.6, 4.7, 5, 6): the type
+// of every expression and the symbolic value of every integer expression.
+#include <llvm/Support/raw_ostream.h>
+
+#include "ast/ASTDumper.h"
+#include "sema/SemaImpl.h"
+
+namespace croqc::sema {
+
+using namespace ast;
+using llvm::StringRef;
+
+namespace {
+
+bool isIntegerElem(TokenKind k) {
+  switch (k) {
+    case TokenKind::ty_u8: case TokenKind::ty_s8: case TokenKind::ty_u16: case TokenKind::ty_s16:
+    case TokenKind::ty_u32: case TokenKind::ty_s32: case TokenKind::ty_u64: case TokenKind::ty_s64: return true;
+    default: return false;
+  }
+}
+
+bool isFloatElem(TokenKind k) {
+  switch (k) {
+    case TokenKind::ty_f16: case TokenKind::ty_bf16: case TokenKind::ty_f32: case TokenKind::ty_tf32:
+    case TokenKind::ty_f64: case TokenKind::ty_f8: case TokenKind::ty_f8_e4m3: case TokenKind::ty_f8_e5m2:
+      return true;
+    default: return false;
+  }
+}
+
+/// The element type of `a op b` for element operands (C++-like promotion).
+TokenKind promote(TokenKind a, TokenKind b) {
+  if (a == TokenKind::eof) return b;
+  if (b == TokenKind::eof) return a;
+  if (a == b) return a;
+  if (a == TokenKind::ty_f64 || b == TokenKind::ty_f64) return TokenKind::ty_f64;
+  if (isFloatElem(a) || isFloatElem(b)) return TokenKind::ty_f32;
+  return TokenKind::ty_s64;
+}
+
+bool isComparison(TokenKind op) {
+  return op == TokenKind::less || op == TokenKind::lessequal || op == TokenKind::greater ||
+         op == TokenKind::greaterequal || op == TokenKind::equalequal || op == TokenKind::exclaimequal;
+}
+
+}  // namespace
+
+std::string Checker::exprText(const Expr* e) const {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  printExpr(e, os);
+  return s;
+}
+
+std::string Checker::describe(const Type& t) const { return printType(t); }
+
+Type Checker::check(const Expr* e) {
+  if (!e) return Type::error();
+  auto found = result_.exprTypes.find(e);
+  if (found != result_.exprTypes.end()) return found->second;
+  Type t = checkUncached(e);
+  result_.exprTypes[e] = t;
+  return t;
+}
+
+const SymExpr* Checker::valueOf(const Expr* e) {
+  Type t = check(e);
+  if ((t.kind == TypeKind::Int || t.kind == TypeKind::Bounded) && t.values.size() == 1) return t.values[0];
+  return unknown();
+}
+
+const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
+  Type t = check(e);
+  if (t.isError()) return unknown();
+  // Integer data (`s32`, `u32`, ...) is a runtime value, not a symbolic one.
+  if (t.kind == TypeKind::Element && isIntegerElem(t.elem)) return unknown();
+  if (t.kind == TypeKind::Opaque) return unknown();
+  if (!t.isIntegral()) {
+    report(e->range(), DiagKind::err_type_mismatch, "an integer for " + what.str(), "a value", describe(t));
+    return unknown();
+  }
+  return valueOf(e);
+}
+
+std::optional<std::int64_t> Checker::constantOf(const Expr* e) {
+  Type t = check(e);
+  if (t.kind == TypeKind::Bool && t.values.size() == 1) return sym::constantValue(t.values[0]);
+  if (!t.isIntegral() || t.values.size() != 1) return std::nullopt;
+  return sym::constantValue(t.values[0]);
+}
+
+std::optional<SymList> Checker::shapeOf(const Expr* e, StringRef what) {
+  if (!e) return std::nullopt;
+  Type t = check(e);
+  switch (t.kind) {
+    case TypeKind::Error: return std::nullopt;
+    case TypeKind::Mdspan:
+    case TypeKind::Data:
+    case TypeKind::Fragment:
+    case TypeKind::Accumulator:
+    case TypeKind::Future:
+    case TypeKind::BoundedTuple: return t.shape;
+    case TypeKind::Int:
+    case TypeKind::Bounded: return SymList{valueOf(e)};
+    case TypeKind::Ituple: return t.values;
+    default:
+      report(e->range(), DiagKind::err_type_mismatch, what.str(), "a value", describe(t));
+      return std::nullopt;
+  }
+}
+
+Type Checker::checkUncached(const Expr* e) {
+  switch (e->kind()) {
+    case NodeKind::IntLiteralExpr: {
+      const auto* i = llvm::cast<IntLiteralExpr>(e);
+      Type t = Type::simple(TypeKind::Int);
+      auto v = static_cast<std::int64_t>(i->value.value);
+      t.values = {sym().constant(i->negative ? -v : v)};
+      return t;
+    }
+    case NodeKind::FloatLiteralExpr: {
+      const auto* f = llvm::cast<FloatLiteralExpr>(e);
+      Type t = Type::simple(TypeKind::Element);
+      t.elem = f->value.isF32 ? TokenKind::ty_f32 : TokenKind::ty_f64;
+      t.values = {sym().constant(0)};  // marks a literal: no conversion warning
+      return t;
+    }
+    case NodeKind::BoolLiteralExpr: {
+      Type t = Type::simple(TypeKind::Bool);
+      t.values = {sym().constant(llvm::cast<BoolLiteralExpr>(e)->value ? 1 : 0)};
+      return t;
+    }
+    case NodeKind::NullptrLiteralExpr: return Type::simple(TypeKind::Opaque);
+    case NodeKind::StringLiteralExpr: return Type::simple(TypeKind::String);
+    case NodeKind::NameExpr: return checkName(llvm::cast<NameExpr>(e));
+    case NodeKind::WildcardExpr:
+    case NodeKind::DynamicDimExpr: return Type::simple(TypeKind::Void);
+    case NodeKind::ElementTypeExpr: {
+      Type t = Type::simple(TypeKind::TypeName);
+      t.elem = llvm::cast<ElementTypeExpr>(e)->type;
+      return t;
+    }
+    case NodeKind::UnaryExpr: return checkUnary(llvm::cast<UnaryExpr>(e));
+    case NodeKind::PostfixExpr: return checkPostfix(llvm::cast<PostfixExpr>(e));
+    case NodeKind::BinaryExpr: return checkBinary(llvm::cast<BinaryExpr>(e));
+    case NodeKind::ConditionalExpr: return checkConditional(llvm::cast<ConditionalExpr>(e));
+    case NodeKind::ItupleExpr: return checkItuple(llvm::cast<ItupleExpr>(e));
+    case NodeKind::MdspanExpr: return checkMdspan(llvm::cast<MdspanExpr>(e));
+    case NodeKind::MemberExpr: return checkMember(llvm::cast<MemberExpr>(e));
+    case NodeKind::MethodExpr: return checkMethod(llvm::cast<MethodExpr>(e));
+    case NodeKind::ElementOfExpr: return checkElementOf(llvm::cast<ElementOfExpr>(e));
+    case NodeKind::RangeExpr: {
+      const auto* r = llvm::cast<RangeExpr>(e);
+      for (const Expr* part : {r->lo, r->hi, r->step})
+        if (part) intValue(part, "a range bound");
+      return Type::simple(TypeKind::Opaque);
+    }
+    case NodeKind::SubscriptExpr: return checkSubscript(llvm::cast<SubscriptExpr>(e));
+    case NodeKind::CallExpr: return checkCall(llvm::cast<CallExpr>(e));
+    case NodeKind::CastExpr: return checkCast(llvm::cast<CastExpr>(e));
+    case NodeKind::SizeOfExpr: return checkSizeOf(llvm::cast<SizeOfExpr>(e));
+#define STMT(Name) case NodeKind::Name##Stmt:
+#define TOP(Name) case NodeKind::Name:
+#include "ast/ASTNodes.def"
+      break;
+  }
+  return Type::error();
+}
+
+Type Checker::checkName(const NameExpr* n) {
+  Symbol* s = lookup(n->name);
+  // A qualified name (`cuda::ptx::fence`) is C++ that nvcc resolves.
+  if (!s && n->name.contains("::")) return Type::simple(TypeKind::Opaque);
+  if (!s) {
+    std::string suggestion = suggestName(n->name);
+    if (suggestion.empty()) report(n->range(), DiagKind::err_undeclared, n->name);
+    else report(n->range(), DiagKind::err_undeclared_suggest, n->name, suggestion);
+    // Declare it as an error value so later uses do not repeat the error.
+    Symbol* placeholder = result_.newSymbol();
+    placeholder->name = n->name.str();
+    placeholder->type = Type::error();
+    scopes_.back()->names[n->name] = placeholder;
+    return Type::error();
+  }
+  ++s->uses;
+  result_.references[n] = s;
+  Type t = s->type;
+  if ((t.kind == TypeKind::Int || t.kind == TypeKind::Bounded) && s->value) t.values = {s->value};
+  if (!t.buffer) t.buffer = s;
+  return t;
+}
+
+Type Checker::checkUnary(const UnaryExpr* u) {
+  Type operand = check(u->operand);
+  if (operand.isError()) return operand;
+  switch (u->op) {
+    case TokenKind::hash: {
+      if (operand.kind == TypeKind::Bounded) {
+        Type t = Type::simple(TypeKind::Int);
+        t.values = {operand.shape.empty() ? unknown() : operand.shape[0]};
+        return t;
+      }
+      if (operand.kind == TypeKind::BoundedTuple) {
+        Type t = Type::simple(TypeKind::Ituple);
+        t.values = operand.shape;
+        return t;
+      }
+      report(u->range(), DiagKind::err_extent_of_unbounded, exprText(u->operand), describe(operand));
+      return Type::error();
+    }
+    case TokenKind::exclaim: {
+      Type t = Type::simple(TypeKind::Bool);
+      if (operand.values.size() == 1) {
+        if (std::optional<std::int64_t> c = sym::constantValue(operand.values[0])) t.values = {sym().constant(*c == 0)};
+      }
+      return t;
+    }
+    case TokenKind::amp: return Type::simple(TypeKind::Opaque);
+    case TokenKind::plusplus:
+    case TokenKind::minusminus: {
+      if (const auto* n = llvm::dyn_cast<NameExpr>(u->operand)) {
+        auto it = result_.references.find(n);
+        if (it != result_.references.end() && !isMutableValue(it->second)) {
+          report(n->range(), DiagKind::err_reassign_immutable, n->name);
+          return Type::error();
+        }
+      }
+      Type t = operand;
+      if (t.kind == TypeKind::Int) t.values = {unknown()};
+      return t;
+    }
+    case TokenKind::minus:
+    case TokenKind::tilde: {
+      if (operand.isIntegral()) {
+        Type t = Type::simple(TypeKind::Int);
+        const SymExpr* v = operand.values.empty() ? unknown() : operand.values[0];
+        t.values = {u->op == TokenKind::minus ? sym().neg(v) : unknown()};
+        return t;
+      }
+      if (operand.kind == TypeKind::Element) return operand;
+      report(u->range(), DiagKind::err_operand_type, tokenKindSpelling(u->op), describe(operand));
+      return Type::error();
+    }
+    default: break;
+  }
+  return Type::error();
+}
+
+Type Checker::checkPostfix(const PostfixExpr* p) {
+  Type operand = check(p->operand);
+  if (operand.isError()) return operand;
+  if (const auto* n = llvm::dyn_cast<NameExpr>(p->operand)) {
+    auto it = result_.references.find(n);
+    if (it != result_.references.end() && !isMutableValue(it->second)) {
+      report(n->range(), DiagKind::err_reassign_immutable, n->name);
+      return Type::error();
+    }
+  }
+  Type t = operand;
+  if (t.kind == TypeKind::Int) t.values = {unknown()};
+  return t;
+}
+
+Type Checker::checkBinary(const BinaryExpr* b) {
+  Type lhs = check(b->lhs);
+  Type rhs = check(b->rhs);
+  if (lhs.isError() || rhs.isError()) return Type::error();
+  TokenKind op = b->op;
+  if (op == TokenKind::hash) {
+    // Compose: a # b = a * #b + b, itself bounded by #a * #b.
+    if (rhs.kind != TypeKind::Bounded) {
+      report(b->rhs->range(), DiagKind::err_compose_unbounded, exprText(b->rhs), describe(rhs));
+      return Type::error();
+    }
+    const SymExpr* inner = rhs.shape.empty() ? unknown() : rhs.shape[0];
+    const SymExpr* outerValue = lhs.isIntegral() && !lhs.values.empty() ? lhs.values[0] : unknown();
+    const SymExpr* outerExtent = lhs.kind == TypeKind::Bounded && !lhs.shape.empty() ? lhs.shape[0] : unknown();
+    Type t = Type::simple(TypeKind::Bounded);
+    t.shape = {sym().mul(outerExtent, inner)};
+    t.values = {sym().add(sym().mul(outerValue, inner), rhs.values.empty() ? unknown() : rhs.values[0])};
+    return t;
+  }
+  if (op == TokenKind::ampamp || op == TokenKind::pipepipe) {
+    Type t = Type::simple(TypeKind::Bool);
+    auto cl = lhs.values.size() == 1 ? sym::constantValue(lhs.values[0]) : std::nullopt;
+    auto cr = rhs.values.size() == 1 ? sym::constantValue(rhs.values[0]) : std::nullopt;
+    if (cl && cr) t.values = {sym().constant(op == TokenKind::ampamp ? (*cl && *cr) : (*cl || *cr))};
+    return t;
+  }
+  // Shapes and tuples: element-wise with an int, ituple or mdspan of equal rank.
+  if (lhs.kind == TypeKind::Mdspan || lhs.kind == TypeKind::Ituple) {
+    if (isComparison(op)) return Type::simple(TypeKind::Bool);
+    SymList left = lhs.kind == TypeKind::Mdspan ? lhs.shape : lhs.values;
+    SymList right;
+    if (rhs.isIntegral()) {
+      right.assign(left.size(), rhs.values.empty() ? unknown() : rhs.values[0]);
+    } else if (rhs.kind == TypeKind::Mdspan || rhs.kind == TypeKind::Ituple) {
+      right = rhs.kind == TypeKind::Mdspan ? rhs.shape : rhs.values;
+    } else {
+      report(b->range(), DiagKind::err_operand_type, tokenKindSpelling(op), describe(rhs));
+      return Type::error();
+    }
+    if (left.size() != right.size()) {
+      report(b->range(), DiagKind::err_shape_op_mismatch, tokenKindSpelling(op), printShape(left), printShape(right));
+      return Type::error();
+    }
+    Type t = lhs;
+    SymList out;
+    for (size_t i = 0; i < left.size(); ++i) {
+      const SymExpr *l = left[i], *r = right[i];
+      switch (op) {
+        case TokenKind::plus: out.push_back(sym().add(l, r)); break;
+        case TokenKind::minus: out.push_back(sym().sub(l, r)); break;
+        case TokenKind::star: out.push_back(sym().mul(l, r)); break;
+        case TokenKind::slash: out.push_back(sym().floorDiv(l, r)); break;
+        case TokenKind::percent: out.push_back(sym().mod(l, r)); break;
+        default: out.push_back(unknown()); break;
+      }
+      if (sym::isDivisionByZero(out.back())) {
+        report(b->range(), DiagKind::err_division_by_zero, exprText(b));
+        return Type::error();
+      }
+    }
+    if (t.kind == TypeKind::Mdspan) t.shape = out;
+    else t.values = out;
+    return t;
+  }
+  if (lhs.isIntegral() && rhs.isIntegral()) {
+    const SymExpr* l = lhs.values.empty() ? unknown() : lhs.values[0];
+    const SymExpr* r = rhs.values.empty() ? unknown() : rhs.values[0];
+    Type t = Type::simple(isComparison(op) ? TypeKind::Bool : TypeKind::Int);
+    const SymExpr* v = unknown();
+    switch (op) {
+      case TokenKind::plus: case TokenKind::hashplus: v = sym().add(l, r); break;
+      case TokenKind::minus: case TokenKind::hashminus: v = sym().sub(l, r); break;
+      case TokenKind::star: case TokenKind::hashstar: v = sym().mul(l, r); break;
+      case TokenKind::slash: case TokenKind::hashslash: v = sym().floorDiv(l, r); break;
+      case TokenKind::percent: case TokenKind::hashpercent: v = sym().mod(l, r); break;
+      case TokenKind::equalequal: {
+        sym::Truth truth = sym().proveEQ(l, r);
+        if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
+        break;
+      }
+      case TokenKind::exclaimequal: {
+        sym::Truth truth = sym().proveNE(l, r);
+        if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
+        break;
+      }
+      case TokenKind::less:
+      case TokenKind::lessequal:
+      case TokenKind::greater:
+      case TokenKind::greaterequal: {
+        sym::Truth truth = op == TokenKind::less        ? sym().proveLT(l, r)
+                           : op == TokenKind::lessequal ? sym().proveLE(l, r)
+                           : op == TokenKind::greater   ? sym().proveGT(l, r)
+                                                        : sym().proveGE(l, r);
+        if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
+        break;
+      }
+      default: {
+        auto cl = sym::constantValue(l), cr = sym::constantValue(r);
+        if (cl && cr && *cr >= 0 && *cr < 64) {
+          switch (op) {
+            case TokenKind::amp: v = sym().constant(*cl & *cr); break;
+            case TokenKind::pipe: v = sym().constant(*cl | *cr); break;
+            case TokenKind::caret: v = sym().constant(*cl ^ *cr); break;
+            case TokenKind::lessless: v = sym().constant(static_cast<std::int64_t>(static_cast<std::uint64_t>(*cl) << *cr)); break;
+            case TokenKind::greatergreater: v = sym().constant(*cl >> *cr); break;
+            default: break;
+          }
+        }
+        break;
+      }
+    }
+    if (sym::isDivisionByZero(v)) {
+      report(b->range(), DiagKind::err_division_by_zero, exprText(b));
+      return Type::error();
+    }
+    t.values = {v};
+    return t;
+  }
+  bool numeric = [](const Type& t) {
+    return t.isIntegral() || t.kind == TypeKind::Element || t.kind == TypeKind::Opaque || t.kind == TypeKind::Bool;
+  }(lhs) && [](const Type& t) {
+    return t.isIntegral() || t.kind == TypeKind::Element || t.kind == TypeKind::Opaque || t.kind == TypeKind::Bool;
+  }(rhs);
+  if (!numeric) {
+    const Type& bad = (lhs.isIntegral() || lhs.kind == TypeKind::Element) ? rhs : lhs;
+    report(b->range(), DiagKind::err_operand_type, tokenKindSpelling(op), describe(bad));
+    return Type::error();
+  }
+  if (isComparison(op)) return Type::simple(TypeKind::Bool);
+  Type t = Type::simple(TypeKind::Element);
+  t.elem = promote(lhs.kind == TypeKind::Element ? lhs.elem : TokenKind::eof,
+                   rhs.kind == TypeKind::Element ? rhs.elem : TokenKind::eof);
+  if (t.elem == TokenKind::eof) t = Type::simple(TypeKind::Opaque);
+  return t;
+}
+
+Type Checker::checkConditional(const ConditionalExpr* c) {
+  check(c->cond);
+  Type a = check(c->then);
+  Type b = check(c->otherwise);
+  if (a.isError() || b.isError()) return Type::error();
+  if (a.isIntegral() && b.isIntegral()) {
+    Type t = Type::simple(TypeKind::Int);
+    std::optional<std::int64_t> cond = constantOf(c->cond);
+    if (cond) t.values = {*cond ? valueOf(c->then) : valueOf(c->otherwise)};
+    else t.values = {unknown()};
+    return t;
+  }
+  return a;
+}
+
+Type Checker::checkItuple(const ItupleExpr* tuple) {
+  Type t = Type::simple(TypeKind::Ituple);
+  for (const Expr* e : tuple->elements) {
+    Type el = check(e);
+    if (el.isError()) return el;
+    if (el.kind == TypeKind::Ituple) {
+      t.values.append(el.values.begin(), el.values.end());
+    } else if (el.isIntegral()) {
+      t.values.push_back(valueOf(e));
+    } else if (el.kind == TypeKind::BoundedTuple) {
+      t.values.append(el.shape.size(), unknown());
+    } else {
+      report(e->range(), DiagKind::err_type_mismatch, "an integer in the ituple", "a value", describe(el));
+      return Type::error();
+    }
+  }
+  return t;
+}
+
+Type Checker::checkMdspan(const MdspanExpr* m) {
+  Type t = Type::simple(TypeKind::Mdspan);
+  for (const Expr* e : m->dims) {
+    Type d = check(e);
+    if (d.isError()) return d;
+    if (d.kind == TypeKind::Mdspan) {
+      t.shape.append(d.shape.begin(), d.shape.end());
+    } else if (d.isIntegral()) {
+      t.shape.push_back(valueOf(e));
+    } else if (d.kind == TypeKind::Ituple) {
+      t.shape.append(d.values.begin(), d.values.end());
+    } else {
+      report(e->range(), DiagKind::err_mdspan_non_integer, describe(d));
+      return Type::error();
+    }
+  }
+  return t;
+}
+
+Type Checker::checkMember(const MemberExpr* m) {
+  Type base = check(m->base);
+  if (base.isError()) return base;
+  switch (m->member) {
+    case TokenKind::m_span: {
+      if (base.kind == TypeKind::Data || base.kind == TypeKind::Future || base.kind == TypeKind::Fragment ||
+          base.kind == TypeKind::Accumulator || base.kind == TypeKind::BoundedTuple || base.kind == TypeKind::Mdspan) {
+        Type t = Type::simple(TypeKind::Mdspan);
+        t.shape = base.shape;
+        return t;
+      }
+      break;
+    }
+    case TokenKind::m_data:
+    case TokenKind::m_mdata: {
+      if (base.kind == TypeKind::Future) {
+        if (const auto* name = llvm::dyn_cast<NameExpr>(m->base)) {
+          const Symbol* s = result_.references.lookup(name);
+          auto it = s ? futures_.find(s) : futures_.end();
+          if (it != futures_.end() && it->second.async && !it->second.waited && loopDepth_ == 0)
+            report(m->range(), DiagKind::err_data_before_wait, name->name);
+        }
+        Type t = base;
+        t.kind = TypeKind::Data;
+        return t;
+      }
+      report(m->range(), DiagKind::err_data_of_non_future, exprText(m->base), describe(base));
+      return Type::error();
+    }
+    default: break;
+  }
+  report(m->range(), DiagKind::err_member_not_applicable, tokenKindSpelling(m->member), describe(base), exprText(m->base));
+  return Type::error();
+}
+
+Type Checker::checkElementOf(const ElementOfExpr* e) {
+  Type base = check(e->base);
+  for (const Expr* a : e->args) check(a);
+  if (base.isError()) return base;
+  // Ituple sugar `t {(0), 2}`.
+  if (e->args.size() == 1 && llvm::isa<ItupleExpr>(e->args[0])) return check(e->args[0]);
+  if (base.kind == TypeKind::Opaque && llvm::isa<NameExpr>(e->base)) return Type::simple(TypeKind::Opaque);
+  if (base.kind == TypeKind::Bounded) {
+    // A range probe `y(-1)` (a value relative to the bound) or `y(lo:hi)`.
+    Type t = base;
+    if (e->args.size() == 1 && !llvm::isa<RangeExpr>(e->args[0])) {
+      t = Type::simple(TypeKind::Int);
+      const SymExpr* extent = base.shape.empty() ? unknown() : base.shape[0];
+      const SymExpr* offset = valueOf(e->args[0]);
+      std::optional<std::int64_t> c = sym::constantValue(offset);
+      t.values = {c && *c < 0 ? sym().add(extent, offset) : offset};
+    }
+    return t;
+  }
+  if (base.kind == TypeKind::BoundedTuple) {
+    std::optional<std::int64_t> index = e->args.size() == 1 ? constantOf(e->args[0]) : std::nullopt;
+    if (!index || *index < 0 || *index >= static_cast<std::int64_t>(base.shape.size())) {
+      report(e->range(), DiagKind::err_element_of_out_of_range, index.value_or(-1), exprText(e->base), base.shape.size());
+      return Type::error();
+    }
+    Type t = Type::simple(TypeKind::Bounded);
+    t.shape = {base.shape[static_cast<size_t>(*index)]};
+    t.values = {unknown()};
+    return t;
+  }
+  SymList items;
+  if (base.kind == TypeKind::Mdspan) items = base.shape;
+  else if (base.kind == TypeKind::Ituple) items = base.values;
+  else {
+    report(e->range(), DiagKind::err_member_not_applicable, "(...)", describe(base), exprText(e->base));
+    return Type::error();
+  }
+  if (e->args.size() != 1) {
+    report(e->range(), DiagKind::err_builtin_arity, exprText(e->base), 1, e->args.size());
+    return Type::error();
+  }
+  std::optional<std::int64_t> index = constantOf(e->args[0]);
+  if (!index) {
+    report(e->args[0]->range(), DiagKind::err_element_of_non_constant, exprText(e->base), exprText(e->args[0]));
+    return Type::error();
+  }
+  if (*index < 0 || *index >= static_cast<std::int64_t>(items.size())) {
+    report(e->args[0]->range(), DiagKind::err_element_of_out_of_range, *index, exprText(e->base), items.size());
+    return Type::error();
+  }
+  Type t = Type::simple(TypeKind::Int);
+  t.values = {items[static_cast<size_t>(*index)]};
+  return t;
+}
+
+Type Checker::checkSubscript(const SubscriptExpr* s) {
+  Type base = check(s->base);
+  if (base.isError()) {
+    for (const Expr* i : s->indices) check(i);
+    return base;
+  }
+  // Shape sugar: `shape[(0) / 2, (1) + 1]`, where `(i)` is dimension i.
+  if (base.kind == TypeKind::Mdspan) {
+    std::function<const SymExpr*(const Expr*)> eval = [&](const Expr* e) -> const SymExpr* {
+      if (const auto* lit = llvm::dyn_cast<IntLiteralExpr>(e); lit && lit->parenthesized) {
+        auto dim = static_cast<size_t>(lit->value.value);
+        if (dim >= base.shape.size()) {
+          report(e->range(), DiagKind::err_element_of_out_of_range, dim, exprText(s->base), base.shape.size());
+          return unknown();
+        }
+        return base.shape[dim];
+      }
+      if (const auto* b = llvm::dyn_cast<BinaryExpr>(e)) {
+        const SymExpr* l = eval(b->lhs);
+        const SymExpr* r = eval(b->rhs);
+        switch (b->op) {
+          case TokenKind::plus: return sym().add(l, r);
+          case TokenKind::minus: return sym().sub(l, r);
+          case TokenKind::star: return sym().mul(l, r);
+          case TokenKind::slash: return sym().floorDiv(l, r);
+          case TokenKind::percent: return sym().mod(l, r);
+          default: return unknown();
+        }
+      }
+      return intValue(e, "a dimension");
+    };
+    Type t = Type::simple(TypeKind::Mdspan);
+    for (const Expr* i : s->indices) t.shape.push_back(eval(i));
+    return t;
+  }
+  for (const Expr* i : s->indices) check(i);
+  if (base.arrayDims.empty()) {
+    report(s->range(), DiagKind::err_not_an_array, exprText(s->base));
+    return Type::error();
+  }
+  if (s->indices.size() > base.arrayDims.size()) {
+    report(s->range(), DiagKind::err_array_index_count, exprText(s->base), base.arrayDims.size(), s->indices.size());
+    return Type::error();
+  }
+  for (size_t d = 0; d < s->indices.size(); ++d) {
+    Type it = check(s->indices[d]);
+    if (!it.isIntegral()) {
+      if (!it.isError())
+        report(s->indices[d]->range(), DiagKind::err_type_mismatch, "an integer index", "a value", describe(it));
+      continue;
+    }
+    std::optional<std::int64_t> c = constantOf(s->indices[d]);
+    std::optional<std::int64_t> bound = sym::constantValue(base.arrayDims[d]);
+    if (c && bound && (*c < 0 || *c >= *bound))
+      report(s->indices[d]->range(), DiagKind::err_array_index_out_of_range, *c, d, exprText(s->base), *bound);
+  }
+  Type t = base;
+  t.arrayDims.erase(t.arrayDims.begin(), t.arrayDims.begin() + static_cast<std::ptrdiff_t>(s->indices.size()));
+  return t;
+}
+
+Type Checker::checkCall(const CallExpr* c) {
+  llvm::SmallVector<Type, 4> args;
+  for (const Expr* a : c->templateArgs) check(a);
+  for (const Expr* a : c->args) args.push_back(check(a));
+  for (const Type& a : args)
+    if (a.isError()) return Type::error();
+  if (c->viaCallKeyword) return Type::simple(TypeKind::Opaque);
+  StringRef name = c->callee;
+  auto arity = [&](size_t n) {
+    if (c->args.size() == n) return true;
+    report(c->range(), DiagKind::err_builtin_arity, name, n, c->args.size());
+    return false;
+  };
+  if (name == "cdiv") {
+    if (!arity(2)) return Type::error();
+    const SymExpr* a = intValue(c->args[0], "`cdiv`");
+    const SymExpr* b = intValue(c->args[1], "`cdiv`");
+    if (std::optional<std::int64_t> cb = sym::constantValue(b); cb && *cb <= 0) {
+      report(c->args[1]->range(), DiagKind::err_cdiv_non_positive, *cb);
+      return Type::error();
+    }
+    Type t = Type::simple(TypeKind::Int);
+    t.values = {sym().cdiv(a, b)};
+    return t;
+  }
+  if (name == "select") {
+    if (c->args.size() < 2) {
+      report(c->range(), DiagKind::err_builtin_arity, name, 2, c->args.size());
+      return Type::error();
+    }
+    return args[1];
+  }
+  if (name == "__min" || name == "__max") {
+    if (!arity(2)) return Type::error();
+    if (args[0].isIntegral() && args[1].isIntegral()) {
+      Type t = Type::simple(TypeKind::Int);
+      t.values = {name == "__min" ? sym().min(valueOf(c->args[0]), valueOf(c->args[1]))
+                                  : sym().max(valueOf(c->args[0]), valueOf(c->args[1]))};
+      return t;
+    }
+    Type t = Type::simple(TypeKind::Element);
+    t.elem = promote(args[0].elem, args[1].elem);
+    return t;
+  }
+  if (name == "__alignup" || name == "__aligndown") {
+    if (!arity(2)) return Type::error();
+    const SymExpr* x = intValue(c->args[0], "`" + name.str() + "`");
+    const SymExpr* a = intValue(c->args[1], "`" + name.str() + "`");
+    Type t = Type::simple(TypeKind::Int);
+    t.values = {name == "__alignup" ? sym().mul(sym().cdiv(x, a), a) : sym().mul(sym().floorDiv(x, a), a)};
+    return t;
+  }
+  static const llvm::StringMap<unsigned> kMathBuiltins = {
+      {"__exp", 1},   {"__exp2f", 1},  {"__expm1", 1},  {"__log", 1},     {"__log1p", 1},  {"__pow", 2},
+      {"__sin", 1},   {"__cos", 1},    {"__tan", 1},    {"__asin", 1},    {"__acos", 1},   {"__atan", 1},
+      {"__atan2", 2}, {"__sinh", 1},   {"__cosh", 1},   {"__tanh", 1},    {"__sqrt", 1},   {"__rsqrt", 1},
+      {"__frcp_rn", 1}, {"__fabs", 1}, {"__fmaf", 3},   {"__sign", 1},    {"__ceil", 1},   {"__floor", 1},
+      {"__round", 1}, {"__isfinite", 1}, {"__gelu", 1}, {"__sigmoid", 1}, {"__softplus", 1}};
+  if (auto it = kMathBuiltins.find(name); it != kMathBuiltins.end()) {
+    if (!arity(it->second)) return Type::error();
+    Type t = Type::simple(TypeKind::Element);
+    t.elem = args[0].kind == TypeKind::Element && args[0].elem != TokenKind::ty_f64 ? TokenKind::ty_f32
+             : args[0].elem == TokenKind::ty_f64                                     ? TokenKind::ty_f64
+                                                                                     : TokenKind::ty_f32;
+    if (name == "__isfinite") t = Type::simple(TypeKind::Bool);
+    return t;
+  }
+  if (name.startswith("__atomic_")) {
+    unsigned want = name == "__atomic_cas" ? 3 : 2;
+    if (!arity(want)) return Type::error();
+    if (parallels_.empty()) report(c->range(), DiagKind::err_device_only_statement, "an atomic operation");
+    return args[0];
+  }
+  if (name == "__bar_arrive" || name == "__bar_sync") {
+    if (parallels_.empty()) report(c->range(), DiagKind::err_device_only_statement, "`" + name.str() + "`");
+    return Type::simple(TypeKind::Void);
+  }
+  if (name.startswith("__lib_") || name.startswith("__pragma_croq_intrinsic")) return Type::simple(TypeKind::Opaque);
+  report(c->range(), DiagKind::err_not_a_call_target, name);
+  return Type::error();
+}
+
+Type Checker::checkCast(const CastExpr* c) {
+  Type operand = check(c->operand);
+  if (operand.isError()) return operand;
+  if (c->type == TokenKind::eof) return Type::simple(TypeKind::Opaque);
+  if (!operand.isIntegral() && operand.kind != TypeKind::Element && operand.kind != TypeKind::Bool &&
+      operand.kind != TypeKind::Opaque) {
+    report(c->range(), DiagKind::err_cast_type, describe(operand), tokenKindSpelling(c->type));
+    return Type::error();
+  }
+  Type t = Type::simple(TypeKind::Element);
+  t.elem = c->type;
+  if (c->type == TokenKind::kw_int) {
+    t = Type::simple(TypeKind::Int);
+    t.values = {operand.isIntegral() ? valueOf(c->operand) : unknown()};
+  }
+  return t;
+}
+
+Type Checker::checkSizeOf(const SizeOfExpr* s) {
+  Type operand = check(s->operand);
+  if (operand.isError()) return operand;
+  Type t = Type::simple(TypeKind::Int);
+  if (operand.kind == TypeKind::TypeName) {
+    int bytes = 4;
+    switch (operand.elem) {
+      case TokenKind::ty_f16: case TokenKind::ty_bf16: case TokenKind::ty_s16: case TokenKind::ty_u16: bytes = 2; break;
+      case TokenKind::ty_f64: case TokenKind::ty_s64: case TokenKind::ty_u64: bytes = 8; break;
+      case TokenKind::ty_u8: case TokenKind::ty_s8: case TokenKind::ty_f8: case TokenKind::ty_f8_e4m3:
+      case TokenKind::ty_f8_e5m2: case TokenKind::ty_f8_ue4m3: case TokenKind::ty_f8_ue8m0: bytes = 1; break;
+      default: break;
+    }
+    t.values = {sym().constant(bytes)};
+    return t;
+  }
+  std::optional<SymList> shape = shapeOf(s->operand, "a shape or a type between `|...|`");
+  if (!shape) return Type::error();
+  const SymExpr* count = sym().constant(1);
+  for (const SymExpr* d : *shape) count = sym().mul(count, d);
+  t.values = {count};
+  return t;
+}
+
+}  // namespace croqc::sema

@@ -1,0 +1,184 @@
+// The checker's internal interface, shared by the Sema*.cpp files: one file
+// per area of the language (declarations and statements, expressions, views,
+// parallelism, data movement, MMA, dumping).
+#pragma once
+
+#include <llvm/ADT/StringMap.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "basic/Diagnostic.h"
+#include "sema/Sema.h"
+
+namespace croqc::sema {
+
+/// The limits of the target the checker needs (spec 8.2, 13.11).
+struct TargetLimits {
+  std::string name;
+  int smVersion = 86;
+  std::int64_t maxThreadsPerCta = 1024;
+  std::int64_t maxSharedBytes = 101376;
+  bool hasWarpgroups = false;
+};
+
+class Checker {
+ public:
+  Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngine& diags);
+  void run(const ast::Program& program);
+
+ private:
+  // ---- Scopes (Sema.cpp) ----
+  enum class ScopeKind : std::uint8_t { File, Function, Block, Parallel, Foreach, With, If, While, Inthreads, Apply };
+  struct Scope {
+    ScopeKind kind;
+    Scope* parent;
+    std::string qualifiedName;
+    llvm::StringMap<Symbol*> names;
+    llvm::StringMap<unsigned> childCounts;
+  };
+  void pushScope(ScopeKind kind, llvm::StringRef label);
+  void popScope();
+  Symbol* lookup(llvm::StringRef name) const;
+  Symbol* lookupLocal(llvm::StringRef name) const;
+  Symbol* declare(llvm::StringRef name, llvm::SMLoc loc, Symbol::Kind kind, Type type, bool isMutable);
+  std::string suggestName(llvm::StringRef name) const;
+
+  // ---- Functions and statements (Sema.cpp) ----
+  void checkFunction(const ast::CoFunction& fn);
+  void checkParams(const ast::CoFunction& fn, FunctionInfo& info);
+  void checkStmt(const ast::Stmt* s);
+  void checkBody(const ast::Stmt* s, ScopeKind kind, llvm::StringRef label);
+  void checkCompound(const ast::CompoundStmt* c);
+  void checkAssign(const ast::AssignStmt* a);
+  void checkBinding(const ast::AssignStmt* a, const ast::NameExpr* name);
+  void checkScalarDecl(const ast::ScalarDeclStmt* d);
+  void checkSpannedDecl(const ast::SpannedDeclStmt* d);
+  void checkFragDecl(const ast::FragDeclStmt* d);
+  void checkEventDecl(const ast::EventDeclStmt* d);
+  void checkMdspanDecl(const ast::MdspanDeclStmt* d);
+  void checkItupleDecl(const ast::ItupleDeclStmt* d);
+  void checkWith(const ast::WithStmt* w);
+  void checkForeach(const ast::ForeachStmt* f);
+  void bindIteration(const ast::IterBinding& b, Symbol::Kind kind);
+  void checkIf(const ast::IfStmt* s);
+  void checkWhile(const ast::WhileStmt* s);
+  void checkInthreads(const ast::InthreadsStmt* s);
+  void checkApply(const ast::ApplyStmt* s);
+  void checkReturn(const ast::ReturnStmt* r);
+  void checkCondition(const ast::Expr* cond);
+  SymList arrayDimensions(llvm::ArrayRef<ast::Expr*> dims, llvm::StringRef name);
+  void checkConversion(const Type& from, TokenKind to, llvm::SMRange where);
+
+  // ---- Expressions (SemaExpr.cpp) ----
+  Type check(const ast::Expr* e);
+  Type checkUncached(const ast::Expr* e);
+  Type checkName(const ast::NameExpr* n);
+  Type checkUnary(const ast::UnaryExpr* u);
+  Type checkPostfix(const ast::PostfixExpr* p);
+  Type checkBinary(const ast::BinaryExpr* b);
+  Type checkConditional(const ast::ConditionalExpr* c);
+  Type checkItuple(const ast::ItupleExpr* t);
+  Type checkMdspan(const ast::MdspanExpr* m);
+  Type checkMember(const ast::MemberExpr* m);
+  Type checkElementOf(const ast::ElementOfExpr* e);
+  Type checkSubscript(const ast::SubscriptExpr* s);
+  Type checkCall(const ast::CallExpr* c);
+  Type checkCast(const ast::CastExpr* c);
+  Type checkSizeOf(const ast::SizeOfExpr* s);
+  /// The symbolic integer value of an already checked expression (Unknown
+  /// when it is not an integer known symbolically).
+  const SymExpr* valueOf(const ast::Expr* e);
+  /// Checks `e` and returns its integer value, reporting non-integers.
+  const SymExpr* intValue(const ast::Expr* e, llvm::StringRef what);
+  std::optional<std::int64_t> constantOf(const ast::Expr* e);
+  /// The dimensions an expression denotes as a shape: an mdspan, an int
+  /// (rank 1), a bounded ituple's extents or spanned data's shape.
+  std::optional<SymList> shapeOf(const ast::Expr* e, llvm::StringRef what);
+  bool isMutableValue(const Symbol* s) const;
+  std::string describe(const Type& t) const;
+  std::string exprText(const ast::Expr* e) const;
+  const SymExpr* unknown() { return sym().unknown(); }
+
+  // ---- Views (SemaView.cpp) ----
+  Type checkMethod(const ast::MethodExpr* m);
+  Type checkElementAccess(const ast::MethodExpr* m, const Type& base);
+  Type checkTiling(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* at);
+  Type checkSubspan(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* step,
+                    const ast::MethodExpr* at);
+  Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);
+  Type checkSpanAs(const ast::MethodExpr* m, const Type& base);
+  Type checkSqueeze(const ast::MethodExpr* m, const Type& base);
+  Type makeView(const Type& base, SymList extents, SymList origin, SymList stride);
+
+  // ---- Parallelism (SemaParallel.cpp) ----
+  void checkParallel(const ast::ParallelStmt* p);
+  void inferLevels(const ast::ParallelStmt* root);
+  unsigned nestHeight(const ast::Stmt* s) const;
+  void finishKernel(KernelInfo& kernel);
+  void checkSync(const ast::SyncStmt* s);
+
+  // ---- Data movement, futures, events (SemaData.cpp) ----
+  void checkDma(const ast::DmaStmt* d);
+  void checkWait(const ast::WaitStmt* w);
+  void checkTrigger(const ast::TriggerStmt* t);
+  void checkSwap(const ast::SwapStmt* s);
+  void finishFutures();
+
+  // ---- MMA (SemaMma.cpp) ----
+  void checkMmaFill(const ast::MmaFillStmt* s);
+  void checkMmaLoad(const ast::MmaLoadStmt* s);
+  void checkMmaExec(const ast::MmaExecStmt* s);
+  void checkMmaStore(const ast::MmaStoreStmt* s);
+  void checkMmaScale(const ast::MmaScaleStmt* s);
+  void checkFragOp(const ast::FragOpStmt* s);
+
+  sym::SymContext& sym() { return result_.symbols(); }
+  template <typename... Args>
+  DiagnosticBuilder report(llvm::SMRange r, DiagKind kind, const Args&... args) {
+    return std::move(diags_.report(r.Start, kind, args...).range(r));
+  }
+
+  SemaResult& result_;
+  const SemaOptions& options_;
+  DiagnosticEngine& diags_;
+  TargetLimits target_;
+
+  std::vector<std::unique_ptr<Scope>> scopes_;
+  FunctionInfo* function_ = nullptr;
+  const ast::CoFunction* functionDecl_ = nullptr;
+  bool sawReturnValue_ = false;
+
+  // Where the statement being checked sits.
+  struct ParallelFrame {
+    const ast::ParallelStmt* stmt;
+    llvm::SmallVector<ast::ParallelLevel, 2> levels;
+    bool cooperative = false;
+  };
+  std::vector<ParallelFrame> parallels_;
+  KernelInfo* kernel_ = nullptr;
+  unsigned loopDepth_ = 0;
+  unsigned inthreadsDepth_ = 0;
+  /// The protocol state of every future of the current function: bound by
+  /// an async copy, waited since, or still a `dma.any` placeholder.
+  struct FutureState {
+    bool async = false;
+    bool waited = false;
+    bool placeholder = false;
+    bool tma = false;
+    llvm::SMLoc boundAt;
+    llvm::SMLoc waitedAt;
+    const Scope* scope = nullptr;
+  };
+  llvm::DenseMap<const Symbol*, FutureState> futures_;
+  Symbol* bindFuture(llvm::StringRef name, llvm::SMLoc loc, const Type& type, const ast::Node* stmt);
+
+  /// Shared bytes declared in the current kernel, by scope depth, for the
+  /// capacity check (buffers in sibling scopes reuse storage).
+  std::vector<std::int64_t> sharedByDepth_;
+};
+
+}  // namespace croqc::sema

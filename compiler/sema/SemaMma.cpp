@@ -1,0 +1,301 @@
+// Semantic analysis of the four-step MMA abstraction (spec section 13):
+// accumulator and fragment types, the M/N/K shape derivation of each layout
+// suffix, accumulator type inference, and the legal configurations of the
+// warp-level (`mma.sync`) and warpgroup-level (WGMMA) instructions.
+#include "sema/SemaImpl.h"
+
+namespace croqc::sema {
+
+using namespace ast;
+using llvm::StringRef;
+using sym::Truth;
+
+namespace {
+
+/// Spec 13.2: the default accumulator type for an operand type.
+TokenKind defaultAccumulator(TokenKind operand) {
+  switch (operand) {
+    case TokenKind::ty_f16: return TokenKind::ty_f16;
+    case TokenKind::ty_s8:
+    case TokenKind::ty_u8:
+    case TokenKind::ty_s4:
+    case TokenKind::ty_u4: return TokenKind::ty_s32;
+    case TokenKind::ty_f64: return TokenKind::ty_f64;
+    default: return TokenKind::ty_f32;
+  }
+}
+
+bool legalAccumulator(TokenKind operand, TokenKind acc) {
+  switch (operand) {
+    case TokenKind::ty_f16:
+    case TokenKind::ty_f8:
+    case TokenKind::ty_f8_e4m3:
+    case TokenKind::ty_f8_e5m2: return acc == TokenKind::ty_f16 || acc == TokenKind::ty_f32;
+    case TokenKind::ty_bf16:
+    case TokenKind::ty_tf32:
+    case TokenKind::ty_f32: return acc == TokenKind::ty_f32;
+    case TokenKind::ty_s8:
+    case TokenKind::ty_u8:
+    case TokenKind::ty_s4:
+    case TokenKind::ty_u4: return acc == TokenKind::ty_s32;
+    case TokenKind::ty_f64: return acc == TokenKind::ty_f64;
+    default: return false;
+  }
+}
+
+/// The K of one instruction for an operand type.
+std::int64_t atomK(TokenKind operand, bool warpgroup) {
+  switch (operand) {
+    case TokenKind::ty_f16:
+    case TokenKind::ty_bf16: return 16;
+    case TokenKind::ty_tf32:
+    case TokenKind::ty_f32: return 8;
+    case TokenKind::ty_s8:
+    case TokenKind::ty_u8:
+    case TokenKind::ty_f8:
+    case TokenKind::ty_f8_e4m3:
+    case TokenKind::ty_f8_e5m2: return 32;
+    case TokenKind::ty_f64: return warpgroup ? 0 : 4;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
+void Checker::checkMmaFill(const MmaFillStmt* s) {
+  Type value = check(s->value);
+  (void)value;
+  if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "`mma.fill`");
+  if (s->target) {
+    Type t = check(s->target);
+    if (!t.isError() && t.kind != TypeKind::Accumulator && t.kind != TypeKind::Fragment)
+      report(s->target->range(), DiagKind::err_mma_fill_target, exprText(s->target), describe(t));
+    return;
+  }
+  Type acc = Type::simple(TypeKind::Accumulator);
+  acc.elem = s->elem;
+  Symbol* sym = lookupLocal(s->result);
+  if (sym && (sym->type.kind == TypeKind::Accumulator || sym->type.isError())) {
+    sym->type = acc;
+  } else {
+    sym = declare(s->result, s->loc(), Symbol::Kind::Variable, acc, false);
+  }
+  result_.declarations[s].push_back(sym);
+}
+
+void Checker::checkMmaLoad(const MmaLoadStmt* s) {
+  if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "`mma.load`");
+  if (s->swizzle) {
+    std::optional<std::int64_t> v = constantOf(s->swizzle);
+    if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
+      report(s->swizzle->range(), DiagKind::err_swizzle_value, exprText(s->swizzle));
+  }
+  Type src = check(s->source);
+  if (src.kind == TypeKind::Future) src.kind = TypeKind::Data;
+  if (!src.isError() && src.kind != TypeKind::Data) {
+    report(s->source->range(), DiagKind::err_mma_load_source, exprText(s->source), describe(src));
+    src = Type::error();
+  }
+  if (s->target) {
+    check(s->target);
+    return;
+  }
+  Type frag = src;
+  if (!frag.isError()) {
+    frag.kind = TypeKind::Fragment;
+    frag.arrayDims.clear();
+  }
+  Symbol* sym = lookupLocal(s->result);
+  if (sym && (sym->type.kind == TypeKind::Fragment || sym->type.isError())) {
+    sym->type = frag;
+  } else {
+    sym = declare(s->result, s->loc(), Symbol::Kind::Variable, frag, false);
+  }
+  result_.declarations[s].push_back(sym);
+}
+
+void Checker::checkMmaExec(const MmaExecStmt* s) {
+  Type acc = check(s->acc);
+  Type a = check(s->a);
+  Type b = check(s->b);
+  for (const Expr* e : s->extra) check(e);
+  if (acc.isError() || a.isError() || b.isError()) return;
+  // The cooperating unit is the innermost enclosing level.
+  ParallelLevel unit = ParallelLevel::None;
+  for (const ParallelFrame& f : parallels_)
+    for (ParallelLevel l : f.levels) unit = l;
+  if (unit != ParallelLevel::Group && unit != ParallelLevel::Group4) {
+    report(s->range(), DiagKind::err_mma_scope,
+           unit == ParallelLevel::None ? std::string("host code") : "`" + parallelLevelName(unit).str() + "`");
+    return;
+  }
+  bool warpgroup = unit == ParallelLevel::Group4;
+  if (acc.kind != TypeKind::Accumulator) {
+    report(s->acc->range(), DiagKind::err_mma_accumulator, exprText(s->acc), describe(acc));
+    return;
+  }
+  auto operandOk = [&](const Type& t, const Expr* e, StringRef which) {
+    bool ok = t.kind == TypeKind::Fragment || (t.kind == TypeKind::Data && t.storage == Storage::Shared) ||
+              t.kind == TypeKind::Future;
+    if (!ok) {
+      report(e->range(), DiagKind::err_mma_operand, which, exprText(e), describe(t));
+      return false;
+    }
+    if (t.rank() != 2) {
+      report(e->range(), DiagKind::err_mma_operand_rank, which, exprText(e), t.rank());
+      return false;
+    }
+    return true;
+  };
+  if (!operandOk(a, s->a, "A") || !operandOk(b, s->b, "B")) return;
+  // Spec 13.4: the shape derivation of each layout suffix.
+  const SymExpr* M = s->rowA ? a.shape[0] : a.shape[1];
+  const SymExpr* Ka = s->rowA ? a.shape[1] : a.shape[0];
+  const SymExpr* N = s->rowB ? b.shape[0] : b.shape[1];
+  const SymExpr* Kb = s->rowB ? b.shape[1] : b.shape[0];
+  if (s->sparse) Ka = sym().mul(Ka, sym().constant(2));
+  std::string layout = std::string(s->rowA ? "row" : "col") + "." + (s->rowB ? "row" : "col");
+  if (sym().proveEQ(Ka, Kb) == Truth::False) {
+    report(s->range(), DiagKind::err_mma_k_mismatch, sym::print(Ka), sym::print(Kb));
+    return;
+  }
+  bool fp8 = [](TokenKind k) {
+    return k == TokenKind::ty_f8 || k == TokenKind::ty_f8_e4m3 || k == TokenKind::ty_f8_e5m2;
+  }(a.elem) && [](TokenKind k) { return k == TokenKind::ty_f8 || k == TokenKind::ty_f8_e4m3 || k == TokenKind::ty_f8_e5m2; }(b.elem);
+  if (a.elem != b.elem && !fp8) {
+    report(s->range(), DiagKind::err_mma_type_mismatch, tokenKindSpelling(a.elem), tokenKindSpelling(b.elem));
+    return;
+  }
+  // Infer the accumulator's type and shape from its first use.
+  const auto* accName = llvm::dyn_cast<NameExpr>(s->acc);
+  Symbol* accSym = accName ? const_cast<Symbol*>(result_.references.lookup(accName)) : nullptr;
+  TokenKind accElem = acc.elem == TokenKind::eof ? defaultAccumulator(a.elem) : acc.elem;
+  if (acc.shape.empty()) {
+    if (accSym) {
+      accSym->type.shape = {M, N};
+      accSym->type.elem = accElem;
+    }
+  } else if (acc.rank() != 2 || sym().proveEQ(acc.shape[0], M) == Truth::False ||
+             sym().proveEQ(acc.shape[1], N) == Truth::False) {
+    report(s->range(), DiagKind::err_mma_acc_shape, printShape(acc.shape), layout, printShape(a.shape),
+           printShape(b.shape), sym::print(M), sym::print(N));
+    return;
+  } else if (accSym && accSym->type.elem == TokenKind::eof) {
+    accSym->type.elem = accElem;
+  }
+  // Legal configurations (spec 13.11).
+  auto cfg = [&]() {
+    std::string accName = tokenKindSpelling(accElem).str();
+    return "[" + tokenKindSpelling(a.elem).str() + "(a)" + tokenKindSpelling(b.elem).str() + "(b)" + accName + "(c)" +
+           accName + "(d): m" + sym::print(M) + "n" + sym::print(N) + "k" + sym::print(Kb) + "]";
+  };
+  std::int64_t k = atomK(a.elem, warpgroup);
+  if (!legalAccumulator(a.elem, accElem) || k == 0) {
+    report(s->range(), DiagKind::err_mma_unsupported, cfg(), "for these element types",
+           "legal pairs: f16 with f16 or f32 accumulators; bf16, tf32 with f32; s8/u8 with s32; fp8 with f16 or f32");
+    return;
+  }
+  std::optional<std::int64_t> m = sym::constantValue(M), n = sym::constantValue(N), kk = sym::constantValue(Kb);
+  if (!m || !n || !kk) {
+    report(s->range(), DiagKind::err_mma_unsupported, cfg(), "with a tile shape that is not a compile-time constant",
+           "MMA tiles come from shared buffers or views of constant shape");
+    return;
+  }
+  if (warpgroup) {
+    if (!target_.hasWarpgroups) {
+      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "on " + target_.name,
+             "warpgroup MMA (WGMMA) needs `--arch=sm_90a`");
+      return;
+    }
+    if (*m != 64) {
+      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "by one warpgroup (WGMMA M is 64)",
+             "split M across warpgroups with `parallel p by " + std::to_string(std::max<std::int64_t>(*m / 64, 1)) +
+                 " : group-4` and `subspan(64, ...).at(p, 0)`");
+      return;
+    }
+    std::int64_t minN = a.elem == TokenKind::ty_tf32 || a.elem == TokenKind::ty_f32 ? 16 : 8;
+    if (*n % 8 != 0 || *n < minN || *n > 256) {
+      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "(WGMMA N must be a multiple of 8 from " +
+             std::to_string(minN) + " to 256)", "use an N tile such as 64, 128 or 256");
+      return;
+    }
+  } else {
+    if (*m % 16 != 0 || *n % 8 != 0) {
+      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "by one warp (tiles are split into m16n8 atoms)",
+             "use warp tiles whose M is a multiple of 16 and N a multiple of 8");
+      return;
+    }
+  }
+  if (*kk % k != 0) {
+    report(s->range(), DiagKind::err_mma_unsupported, cfg(), "(K must be a multiple of the instruction's K = " +
+           std::to_string(k) + ")", "");
+    return;
+  }
+  if (!s->result.empty()) {
+    Type fut = Type::simple(TypeKind::MmaFuture);
+    Symbol* f = lookup(s->result);
+    if (f && (f->type.kind == TypeKind::MmaFuture || f->type.isError())) f->type = fut;
+    else declare(s->result, s->loc(), Symbol::Kind::Variable, fut, false);
+  }
+}
+
+void Checker::checkMmaStore(const MmaStoreStmt* s) {
+  Type acc = check(s->acc);
+  Type dst = check(s->dest);
+  for (const Expr* e : s->maskArgs) intValue(e, "an `mma.store.mask` bound");
+  if (acc.isError() || dst.isError()) return;
+  if (acc.kind != TypeKind::Accumulator && acc.kind != TypeKind::Fragment) {
+    report(s->acc->range(), DiagKind::err_mma_accumulator, exprText(s->acc), describe(acc));
+    return;
+  }
+  if (dst.kind == TypeKind::Future) dst.kind = TypeKind::Data;
+  if (dst.kind != TypeKind::Data) {
+    report(s->dest->range(), DiagKind::err_mma_store_dest, exprText(s->dest), describe(dst));
+    return;
+  }
+  if (acc.shape.empty()) return;
+  SymList want = acc.shape;
+  if (s->transpose && want.size() == 2) std::swap(want[0], want[1]);
+  if (dst.rank() != want.size()) {
+    report(s->range(), DiagKind::err_mma_store_shape, printShape(dst.shape), printShape(want));
+    return;
+  }
+  bool smaller = false;
+  for (size_t d = 0; d < want.size(); ++d) {
+    if (sym().proveGT(dst.shape[d], want[d]) == Truth::True) {
+      report(s->range(), DiagKind::err_mma_store_shape, printShape(dst.shape), printShape(want));
+      return;
+    }
+    if (sym().proveEQ(dst.shape[d], want[d]) != Truth::True) smaller = true;
+  }
+  if (smaller && !s->mask)
+    diags_.report(s->loc(), DiagKind::warn_mma_store_masked, printShape(dst.shape), printShape(want)).range(s->range());
+}
+
+void Checker::checkMmaScale(const MmaScaleStmt* s) {
+  Type acc = check(s->acc);
+  check(s->scaleA);
+  check(s->scaleB);
+  if (!acc.isError() && acc.kind != TypeKind::Accumulator)
+    report(s->acc->range(), DiagKind::err_mma_accumulator, exprText(s->acc), describe(acc));
+}
+
+void Checker::checkFragOp(const FragOpStmt* s) {
+  if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "a fragment operation");
+  size_t fragments = s->op == TokenKind::kw_all_reduce_sum ? 1 : 2;
+  size_t want = s->op == TokenKind::kw_all_reduce_sum ? 1 : s->op == TokenKind::kw_copy ? 2 : 3;
+  if (s->args.size() != want) {
+    report(s->range(), DiagKind::err_builtin_arity, tokenKindSpelling(s->op), want, s->args.size());
+    return;
+  }
+  for (size_t i = 0; i < s->args.size(); ++i) {
+    Type t = check(s->args[i]);
+    if (t.isError()) continue;
+    if (i < fragments && t.kind != TypeKind::Fragment && t.kind != TypeKind::Accumulator)
+      report(s->args[i]->range(), DiagKind::err_frag_op_operand, tokenKindSpelling(s->op), exprText(s->args[i]),
+             describe(t));
+  }
+  if (s->op != TokenKind::kw_all_reduce_sum && s->op != TokenKind::kw_copy) intValue(s->args[2], "a dimension");
+}
+
+}  // namespace croqc::sema

@@ -1,0 +1,413 @@
+// Semantic analysis of views and element access (spec section 11): the shape
+// of every view, where it lies in the buffer it was made from, and the
+// compile-time range checks of tiling factors, extents and offsets.
+#include "sema/SemaImpl.h"
+
+namespace croqc::sema {
+
+using namespace ast;
+using llvm::StringRef;
+using sym::Truth;
+
+namespace {
+
+const MethodExpr* asMethod(const Expr* e, TokenKind method) {
+  const auto* m = llvm::dyn_cast<MethodExpr>(e);
+  return m && m->method == method ? m : nullptr;
+}
+
+}  // namespace
+
+/// A view of `base` with the given extents, whose element `i` is element
+/// `origin + i * stride` of `base` (all in `base`'s coordinates).
+Type Checker::makeView(const Type& base, SymList extents, SymList origin, SymList stride) {
+  Type t = Type::simple(TypeKind::Data);
+  t.elem = base.elem;
+  t.storage = base.storage;
+  t.hostParam = base.hostParam;
+  t.buffer = base.buffer;
+  t.shape = std::move(extents);
+  auto view = std::make_shared<ViewInfo>();
+  if (base.view && !base.view->reshaped) {
+    *view = *base.view;
+    for (size_t d = 0; d < origin.size(); ++d) {
+      unsigned r = base.view->dimMap.empty() ? static_cast<unsigned>(d) : base.view->dimMap[d];
+      if (r >= view->origin.size()) continue;
+      view->origin[r] = sym().add(view->origin[r], sym().mul(origin[d], view->stride[r]));
+      view->stride[r] = sym().mul(view->stride[r], stride[d]);
+    }
+  } else {
+    view->base = base.buffer;
+    view->origin = std::move(origin);
+    view->stride = std::move(stride);
+    if (base.view) {
+      view->reshaped = true;
+      view->linearOffset = base.view->linearOffset;
+    }
+  }
+  t.view = std::move(view);
+  return t;
+}
+
+Type Checker::checkMethod(const MethodExpr* m) {
+  // Chains that only make sense together are checked at their last link.
+  switch (m->method) {
+    case TokenKind::m_at: {
+      if (const MethodExpr* inner = llvm::dyn_cast<MethodExpr>(m->base)) {
+        if (inner->method == TokenKind::m_subspan || inner->method == TokenKind::m_modspan)
+          return checkSubspan(inner, check(inner->base), nullptr, m);
+        if (inner->method == TokenKind::m_step) {
+          const MethodExpr* sub = asMethod(inner->base, TokenKind::m_subspan);
+          if (!sub) sub = asMethod(inner->base, TokenKind::m_modspan);
+          if (!sub) {
+            report(inner->range(), DiagKind::err_step_needs_subspan);
+            return Type::error();
+          }
+          return checkSubspan(sub, check(sub->base), inner, m);
+        }
+        if (inner->method == TokenKind::m_chunk) return checkTiling(inner, check(inner->base), m);
+      }
+      Type base = check(m->base);
+      if (base.isError()) return base;
+      return checkElementAccess(m, base);
+    }
+    case TokenKind::m_step: {
+      const MethodExpr* sub = asMethod(m->base, TokenKind::m_subspan);
+      if (!sub) sub = asMethod(m->base, TokenKind::m_modspan);
+      if (!sub) {
+        report(m->range(), DiagKind::err_step_needs_subspan);
+        return Type::error();
+      }
+      return checkSubspan(sub, check(sub->base), m, nullptr);
+    }
+    case TokenKind::m_from: {
+      const MethodExpr* view = asMethod(m->base, TokenKind::m_view);
+      if (!view) {
+        report(m->range(), DiagKind::err_from_needs_view);
+        return Type::error();
+      }
+      return checkWindow(view, check(view->base), m);
+    }
+    default: break;
+  }
+  Type base = check(m->base);
+  if (base.isError()) return base;
+  if (base.kind != TypeKind::Data && base.kind != TypeKind::Future) {
+    if (m->method == TokenKind::m_span_as && base.kind == TypeKind::Fragment) return checkSpanAs(m, base);
+    report(m->range(), DiagKind::err_view_of_non_data, tokenKindSpelling(m->method), exprText(m->base), describe(base));
+    return Type::error();
+  }
+  if (base.kind == TypeKind::Future) base.kind = TypeKind::Data;
+  switch (m->method) {
+    case TokenKind::m_chunkat: return checkTiling(m, base, nullptr);
+    case TokenKind::m_chunk: report(m->range(), DiagKind::err_chunk_needs_at); return Type::error();
+    case TokenKind::m_subspan:
+    case TokenKind::m_modspan: return checkSubspan(m, base, nullptr, nullptr);
+    case TokenKind::m_view: return checkWindow(m, base, nullptr);
+    case TokenKind::m_span_as: return checkSpanAs(m, base);
+    case TokenKind::m_sqz: return checkSqueeze(m, base);
+    default: break;
+  }
+  report(m->range(), DiagKind::err_member_not_applicable, tokenKindSpelling(m->method), describe(base),
+         exprText(m->base));
+  return Type::error();
+}
+
+/// `x.at(i, j)`: one element of data, a fragment or an accumulator; on an
+/// event array, `e.at(order)` (spec 14.5).
+Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
+  if (base.kind == TypeKind::Event) {
+    for (const Expr* a : m->args) intValue(a, "an event order");
+    Type t = base;
+    t.arrayDims.clear();
+    return t;
+  }
+  if (base.kind != TypeKind::Data && base.kind != TypeKind::Fragment && base.kind != TypeKind::Accumulator &&
+      base.kind != TypeKind::Future) {
+    report(m->range(), DiagKind::err_member_not_applicable, ".at", describe(base), exprText(m->base));
+    return Type::error();
+  }
+  SymList indices;
+  for (const Expr* a : m->args) {
+    Type t = check(a);
+    if (t.isError()) return t;
+    if (t.kind == TypeKind::Ituple) indices.append(t.values.begin(), t.values.end());
+    else if (t.kind == TypeKind::BoundedTuple) indices.append(t.shape.size(), unknown());
+    else if (t.isIntegral()) indices.push_back(valueOf(a));
+    else if (t.kind == TypeKind::Opaque || t.kind == TypeKind::Element) indices.push_back(intValue(a, "an index"));
+    else {
+      report(a->range(), DiagKind::err_type_mismatch, "an integer index", "a value", describe(t));
+      return Type::error();
+    }
+  }
+  if (indices.size() != base.rank()) {
+    report(m->range(), DiagKind::err_element_access_rank, exprText(m->base), base.rank(), indices.size());
+    return Type::error();
+  }
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (sym().proveGE(indices[d], base.shape[d]) == Truth::True || sym().proveLT(indices[d], sym().constant(0)) == Truth::True)
+      report(m->args.size() == indices.size() ? m->args[d]->range() : m->range(), DiagKind::err_element_index_out_of_bounds,
+             d, exprText(m->base), sym::print(indices[d]), sym::print(base.shape[d]));
+  }
+  Type t = Type::simple(TypeKind::Element);
+  t.elem = base.elem;
+  return t;
+}
+
+/// `x.chunkat(v0, v1, ...)` and `x.chunk(f0, f1, ...).at(i0, i1, ...)`: an
+/// equal partition; the extent is the floor of dim / factor.
+Type Checker::checkTiling(const MethodExpr* m, const Type& base, const MethodExpr* at) {
+  if (base.isError()) return base;
+  if (base.kind != TypeKind::Data && base.kind != TypeKind::Future) {
+    report(m->range(), DiagKind::err_view_of_non_data, tokenKindSpelling(m->method), exprText(m->base), describe(base));
+    return Type::error();
+  }
+  SymList factors, indices;
+  auto addBounded = [&](const Expr* a) -> bool {
+    if (llvm::isa<WildcardExpr>(a)) {
+      factors.push_back(sym().constant(1));
+      indices.push_back(sym().constant(0));
+      return true;
+    }
+    Type t = check(a);
+    if (t.isError()) return false;
+    if (t.kind == TypeKind::Bounded) {
+      factors.push_back(t.shape.empty() ? unknown() : t.shape[0]);
+      indices.push_back(t.values.empty() ? unknown() : t.values[0]);
+      return true;
+    }
+    if (t.kind == TypeKind::BoundedTuple) {
+      factors.append(t.shape.begin(), t.shape.end());
+      indices.append(t.shape.size(), unknown());
+      return true;
+    }
+    report(a->range(), DiagKind::err_bounded_tiling_factor, exprText(a), describe(t));
+    return false;
+  };
+  if (!at) {
+    for (const Expr* a : m->args)
+      if (!addBounded(a)) return Type::error();
+  } else {
+    for (const Expr* a : m->args) {
+      if (llvm::isa<WildcardExpr>(a)) {
+        factors.push_back(sym().constant(1));
+        continue;
+      }
+      Type t = check(a);
+      if (t.kind == TypeKind::Ituple) factors.append(t.values.begin(), t.values.end());
+      else factors.push_back(intValue(a, "a tiling factor"));
+    }
+    for (const Expr* a : at->args) {
+      if (llvm::isa<WildcardExpr>(a)) {
+        indices.push_back(sym().constant(0));
+        continue;
+      }
+      Type t = check(a);
+      if (t.kind == TypeKind::Ituple) indices.append(t.values.begin(), t.values.end());
+      else indices.push_back(intValue(a, "a tile index"));
+    }
+  }
+  if (factors.size() != base.rank()) {
+    report(m->range(), DiagKind::err_tiling_rank, tokenKindSpelling(m->method).drop_front(), base.rank(), factors.size());
+    return Type::error();
+  }
+  if (indices.size() != factors.size()) {
+    report(at ? at->range() : m->range(), DiagKind::err_view_arg_count, ".at", base.rank(), indices.size());
+    return Type::error();
+  }
+  SymList extents, origin, stride;
+  for (size_t d = 0; d < factors.size(); ++d) {
+    if (sym().proveGT(factors[d], base.shape[d]) == Truth::True) {
+      report(m->range(), DiagKind::err_tiling_factor_exceeds, d, sym::print(factors[d]), sym::print(base.shape[d]));
+      return Type::error();
+    }
+    const SymExpr* extent = sym().floorDiv(base.shape[d], factors[d]);
+    if (sym::isDivisionByZero(extent)) {
+      report(m->range(), DiagKind::err_division_by_zero, exprText(m));
+      return Type::error();
+    }
+    extents.push_back(extent);
+    origin.push_back(sym().mul(indices[d], extent));
+    stride.push_back(sym().constant(1));
+  }
+  return makeView(base, extents, origin, stride);
+}
+
+/// `x.subspan(e...)[.step(s...)][.at(i...)]`: fixed-size tiles; the origin of
+/// tile i is `i * e` (or `i * s` with `.step`).
+Type Checker::checkSubspan(const MethodExpr* m, const Type& base, const MethodExpr* step, const MethodExpr* at) {
+  if (base.isError()) return base;
+  if (base.kind != TypeKind::Data && base.kind != TypeKind::Future) {
+    report(m->range(), DiagKind::err_view_of_non_data, ".subspan", exprText(m->base), describe(base));
+    return Type::error();
+  }
+  auto collect = [&](llvm::ArrayRef<Expr*> args, bool allowWildcard, SymList& out) -> bool {
+    for (const Expr* a : args) {
+      if (llvm::isa<WildcardExpr>(a)) {
+        out.push_back(allowWildcard && out.size() < base.rank() ? base.shape[out.size()] : sym().constant(0));
+        continue;
+      }
+      Type t = check(a);
+      if (t.isError()) return false;
+      if (t.kind == TypeKind::Ituple) out.append(t.values.begin(), t.values.end());
+      else if (t.kind == TypeKind::Mdspan) out.append(t.shape.begin(), t.shape.end());
+      else out.push_back(intValue(a, "a subspan value"));
+    }
+    return true;
+  };
+  SymList extents, steps, coords;
+  if (!collect(m->args, true, extents)) return Type::error();
+  if (extents.size() != base.rank()) {
+    report(m->range(), DiagKind::err_view_arg_count, tokenKindSpelling(m->method), base.rank(), extents.size());
+    return Type::error();
+  }
+  for (size_t d = 0; d < extents.size(); ++d) {
+    std::optional<std::int64_t> c = sym::constantValue(extents[d]);
+    if (c && *c <= 0) {
+      report(m->range(), DiagKind::err_subspan_zero, d, *c);
+      return Type::error();
+    }
+    if (m->method == TokenKind::m_subspan && sym().proveGT(extents[d], base.shape[d]) == Truth::True) {
+      report(m->range(), DiagKind::err_subspan_too_large, d, sym::print(extents[d]), sym::print(base.shape[d]));
+      return Type::error();
+    }
+  }
+  if (step) {
+    if (!collect(step->args, false, steps)) return Type::error();
+    if (steps.size() != base.rank()) {
+      report(step->range(), DiagKind::err_view_arg_count, ".step", base.rank(), steps.size());
+      return Type::error();
+    }
+  } else {
+    steps = extents;
+  }
+  if (at) {
+    if (!collect(at->args, false, coords)) return Type::error();
+    if (coords.size() != base.rank()) {
+      report(at->range(), DiagKind::err_view_arg_count, ".at", base.rank(), coords.size());
+      return Type::error();
+    }
+  } else {
+    coords.assign(base.rank(), sym().constant(0));
+  }
+  SymList origin, stride;
+  for (size_t d = 0; d < base.rank(); ++d) {
+    const SymExpr* o = sym().mul(coords[d], steps[d]);
+    if (m->method == TokenKind::m_subspan && sym().proveGE(o, base.shape[d]) == Truth::True) {
+      report(at ? at->range() : m->range(), DiagKind::err_view_offset_out_of_bounds, d, sym::print(o),
+             sym::print(base.shape[d]));
+      return Type::error();
+    }
+    origin.push_back(o);
+    stride.push_back(sym().constant(1));
+  }
+  return makeView(base, extents, origin, stride);
+}
+
+/// `x.view(e... [: s...])[.from(o...)]`: a window at element offsets.
+Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExpr* from) {
+  if (base.isError()) return base;
+  if (base.kind != TypeKind::Data && base.kind != TypeKind::Future) {
+    report(m->range(), DiagKind::err_view_of_non_data, ".view", exprText(m->base), describe(base));
+    return Type::error();
+  }
+  SymList extents, strides, origin;
+  for (const Expr* a : m->args) extents.push_back(intValue(a, "a view extent"));
+  for (const Expr* a : m->strides) strides.push_back(intValue(a, "a view stride"));
+  if (extents.size() != base.rank()) {
+    report(m->range(), DiagKind::err_view_arg_count, ".view", base.rank(), extents.size());
+    return Type::error();
+  }
+  if (m->hasStrides && strides.size() != base.rank()) {
+    report(m->range(), DiagKind::err_view_arg_count, ".view strides", base.rank(), strides.size());
+    return Type::error();
+  }
+  if (!m->hasStrides) strides.assign(base.rank(), sym().constant(1));
+  for (size_t d = 0; d < extents.size(); ++d) {
+    std::optional<std::int64_t> c = sym::constantValue(extents[d]);
+    if (c && *c <= 0) {
+      report(m->range(), DiagKind::err_subspan_zero, d, *c);
+      return Type::error();
+    }
+  }
+  if (from) {
+    for (const Expr* a : from->args) origin.push_back(intValue(a, "a view origin"));
+    if (origin.size() != base.rank()) {
+      report(from->range(), DiagKind::err_view_arg_count, ".from", base.rank(), origin.size());
+      return Type::error();
+    }
+    for (size_t d = 0; d < origin.size(); ++d) {
+      if (sym().proveGE(origin[d], base.shape[d]) == Truth::True) {
+        report(from->range(), DiagKind::err_view_offset_out_of_bounds, d, sym::print(origin[d]),
+               sym::print(base.shape[d]));
+        return Type::error();
+      }
+    }
+  } else {
+    origin.assign(base.rank(), sym().constant(0));
+  }
+  return makeView(base, extents, origin, strides);
+}
+
+Type Checker::checkSpanAs(const MethodExpr* m, const Type& base) {
+  SymList shape;
+  for (const Expr* a : m->args) {
+    Type t = check(a);
+    if (t.isError()) return t;
+    if (t.kind == TypeKind::Mdspan) shape.append(t.shape.begin(), t.shape.end());
+    else if (t.kind == TypeKind::Ituple) shape.append(t.values.begin(), t.values.end());
+    else shape.push_back(intValue(a, "a dimension of `span_as`"));
+  }
+  const SymExpr* before = sym().constant(1);
+  const SymExpr* after = sym().constant(1);
+  for (const SymExpr* d : base.shape) before = sym().mul(before, d);
+  for (const SymExpr* d : shape) after = sym().mul(after, d);
+  if (sym().proveEQ(before, after) == Truth::False) {
+    report(m->range(), DiagKind::err_span_as_size, exprText(m->base), sym::print(before), printShape(shape),
+           sym::print(after));
+    return Type::error();
+  }
+  if (base.view && !base.view->reshaped) {
+    for (const SymExpr* s : base.view->stride) {
+      if (sym().proveEQ(s, sym().constant(1)) != Truth::True) {
+        report(m->range(), DiagKind::err_span_as_non_contiguous, exprText(m->base));
+        return Type::error();
+      }
+    }
+  }
+  Type t = base;
+  t.shape = shape;
+  if (base.view) {
+    auto view = std::make_shared<ViewInfo>(*base.view);
+    view->reshaped = true;
+    view->origin.clear();
+    view->stride.clear();
+    t.view = view;
+  }
+  return t;
+}
+
+Type Checker::checkSqueeze(const MethodExpr* m, const Type& base) {
+  const auto* inner = llvm::dyn_cast<MethodExpr>(m->base);
+  bool ok = inner && (inner->method == TokenKind::m_subspan || inner->method == TokenKind::m_span_as ||
+                      inner->method == TokenKind::m_view || inner->method == TokenKind::m_from ||
+                      inner->method == TokenKind::m_step ||
+                      (inner->method == TokenKind::m_at && llvm::isa<MethodExpr>(inner->base)));
+  if (!ok) {
+    report(m->range(), DiagKind::err_sqz_position);
+    return Type::error();
+  }
+  Type t = base;
+  t.shape.clear();
+  std::shared_ptr<ViewInfo> view = base.view ? std::make_shared<ViewInfo>(*base.view) : nullptr;
+  if (view) view->dimMap.clear();
+  for (size_t d = 0; d < base.rank(); ++d) {
+    if (sym::constantValue(base.shape[d]) == 1) continue;
+    t.shape.push_back(base.shape[d]);
+    if (view) view->dimMap.push_back(base.view->dimMap.empty() ? static_cast<unsigned>(d) : base.view->dimMap[d]);
+  }
+  t.view = view;
+  return t;
+}
+
+}  // namespace croqc::sema

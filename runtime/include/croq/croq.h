@@ -1,0 +1,12 @@
+// croq/croq.h: the runtime header that generated code and `.co` host code
+// include. Host API (croq/host.h, croq/types.h) always; the device wrappers
+// (croq/device/device.h) when compiled by nvcc. Namespace `croq`, also
+// reachable as `choreo`.
+#pragma once
+
+#include "croq/host.h"
+#include "croq/types.h"
+
+#if defined(__CUDACC__)
+#include "croq/device/device.h"
+#endif

@@ -1,0 +1,121 @@
+// croq/types.h: the element types of the Croqtile language as C++ types, and
+// conversions between them and f32.
+//
+// The names match the DSL (spec 4.2): `croq::f16` is `__half`, `croq::bf16` is
+// `__nv_bfloat16`, the fp8 types come from <cuda_fp8.h>. Everything here is
+// usable from host code compiled by g++ as well as from device code.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define CROQ_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define CROQ_HOST_DEVICE inline
+#endif
+
+namespace croq {
+
+using s8 = std::int8_t;
+using s16 = std::int16_t;
+using s32 = std::int32_t;
+using s64 = std::int64_t;
+using u8 = std::uint8_t;
+using u16 = std::uint16_t;
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+using f16 = __half;
+using bf16 = __nv_bfloat16;
+using f32 = float;
+using f64 = double;
+using f8_e4m3 = __nv_fp8_e4m3;
+using f8_e5m2 = __nv_fp8_e5m2;
+
+// True for the floating-point element types, including the ones that are not
+// C++ arithmetic types (f16, bf16, fp8).
+template <typename T>
+inline constexpr bool is_floating_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, f16> || std::is_same_v<T, bf16> ||
+    std::is_same_v<T, f8_e4m3> || std::is_same_v<T, f8_e5m2>;
+
+// True for every type in the list above.
+template <typename T>
+inline constexpr bool is_element_v = is_floating_v<T> || std::is_integral_v<T>;
+
+// The DSL spelling of an element type ("f16", "s32", ...), for messages.
+template <typename T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, s8>)
+    return "s8";
+  else if constexpr (std::is_same_v<T, s16>)
+    return "s16";
+  else if constexpr (std::is_same_v<T, s32>)
+    return "s32";
+  else if constexpr (std::is_same_v<T, s64>)
+    return "s64";
+  else if constexpr (std::is_same_v<T, u8>)
+    return "u8";
+  else if constexpr (std::is_same_v<T, u16>)
+    return "u16";
+  else if constexpr (std::is_same_v<T, u32>)
+    return "u32";
+  else if constexpr (std::is_same_v<T, u64>)
+    return "u64";
+  else if constexpr (std::is_same_v<T, f16>)
+    return "f16";
+  else if constexpr (std::is_same_v<T, bf16>)
+    return "bf16";
+  else if constexpr (std::is_same_v<T, f32>)
+    return "f32";
+  else if constexpr (std::is_same_v<T, f64>)
+    return "f64";
+  else if constexpr (std::is_same_v<T, f8_e4m3>)
+    return "f8_e4m3";
+  else if constexpr (std::is_same_v<T, f8_e5m2>)
+    return "f8_e5m2";
+  else if constexpr (std::is_same_v<T, bool>)
+    return "bool";
+  else
+    return "unknown";
+}
+
+// Converts any element type to f32 (integers by value, f64 rounded).
+template <typename T>
+CROQ_HOST_DEVICE float to_f32(T x) {
+  if constexpr (std::is_same_v<T, f16>)
+    return __half2float(x);
+  else if constexpr (std::is_same_v<T, bf16>)
+    return __bfloat162float(x);
+  else if constexpr (std::is_same_v<T, f8_e4m3> || std::is_same_v<T, f8_e5m2>)
+    return static_cast<float>(x);
+  else
+    return static_cast<float>(x);
+}
+
+namespace utils {
+
+// Converts an f32 to any element type: round-to-nearest-even for f16/bf16,
+// saturating round-to-nearest for fp8, C++ conversion (truncation toward zero)
+// for integers.
+template <typename T>
+CROQ_HOST_DEVICE T from_f32(float f) {
+  if constexpr (std::is_same_v<T, f16>)
+    return __float2half_rn(f);
+  else if constexpr (std::is_same_v<T, bf16>)
+    return __float2bfloat16_rn(f);
+  else if constexpr (std::is_same_v<T, f8_e4m3> || std::is_same_v<T, f8_e5m2>)
+    return T(f);
+  else
+    return static_cast<T>(f);
+}
+
+}  // namespace utils
+}  // namespace croq
+
+// The runtime answers to both names (spec 3.6).
+namespace choreo = croq;

@@ -1,0 +1,93 @@
+# lit configuration for croqc's file tests (test/lit/**).
+#
+# Run from the repository root (`make test` does this):
+#   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv test/lit
+#   python3 /usr/lib/llvm-14/build/utils/lit/lit.py -sv --param build_dir=build-x test/lit/cli
+#
+# Parameters (--param NAME=VALUE):
+#   build_dir  the CMake build tree holding tools/croqc/croqc (default: <repo>/build)
+#   croqc      the croqc binary itself (default: <build_dir>/tools/croqc/croqc)
+#   llvm_bin   where FileCheck, not and count live (default: /usr/lib/llvm-14/bin)
+#
+# Substitutions: %croqc, %python, %expect-exit STATUS (runs the rest of the
+# line and fails unless it exits with STATUS), FileCheck, not, count.
+# Features: nvcc (an nvcc is installed), gpu (`nvidia-smi -L` works: a usable
+# NVIDIA GPU), root (tests run as root, so file permissions do not stop
+# reads), script (util-linux `script`, to run croqc on a pseudo-terminal).
+# GPU tests say `REQUIRES: gpu` and are UNSUPPORTED on CI.
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import lit.formats
+
+config.name = "croqc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".co", ".test"]
+# Inputs/ folders hold files that tests read; they are not tests themselves.
+config.excludes = ["Inputs", "lit.cfg.py"]
+
+repo_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+build_dir = os.path.abspath(lit_config.params.get("build_dir", os.path.join(repo_root, "build")))
+croqc = os.path.abspath(lit_config.params.get("croqc", os.path.join(build_dir, "tools", "croqc", "croqc")))
+llvm_bin = lit_config.params.get("llvm_bin", "/usr/lib/llvm-14/bin")
+
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+config.test_exec_root = os.path.join(build_dir, "test", "lit")
+
+if not os.access(croqc, os.X_OK):
+    lit_config.fatal(f"croqc not found at {croqc}: build it first (make build) or pass --param croqc=PATH")
+
+
+def tool(name):
+    path = os.path.join(llvm_bin, name)
+    if not os.access(path, os.X_OK):
+        lit_config.fatal(f"{name} not found in {llvm_bin} (Debian package llvm-14-tools)")
+    return path
+
+
+def tool_pattern(name):
+    # The tool name as a command word, not part of a path, flag or file name
+    # (the same rule as LLVM's ToolSubst).
+    return r"(?<![.\-^/<\w])" + re.escape(name) + r"(?![-.\w])"
+
+
+config.substitutions.append(("%croqc", croqc))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(
+    ("%expect-exit", f"{sys.executable} {os.path.join(config.test_source_root, 'Inputs', 'expect-exit.py')}"))
+for name in ("FileCheck", "not", "count"):
+    config.substitutions.append((tool_pattern(name), tool(name)))
+
+# Crash tests should not wait for a symbolizer; the pass name is in the
+# pretty stack trace either way.
+config.environment["LLVM_DISABLE_SYMBOLIZATION"] = "1"
+for var in ("NO_COLOR", "CROQC_COLOR"):
+    config.environment.pop(var, None)
+
+# Features.
+cuda_path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/cuda/bin"])
+if shutil.which("nvcc", path=cuda_path):
+    config.available_features.add("nvcc")
+
+
+def gpu_works():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+if gpu_works():
+    config.available_features.add("gpu")
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
+if shutil.which("script"):
+    config.available_features.add("script")
