@@ -56,7 +56,6 @@ constexpr Alias kAliases[] = {
     {"-rtc", "--runtime-check"},
     {"-pa", "--print-after"},
     {"-sa", "--stop-after"},
-    {"-verify", "--verify"},
 };
 
 template <typename E, size_t N>
@@ -452,6 +451,7 @@ void CommandLineParser::parse(llvm::ArrayRef<std::string> args) {
   }
 
   for (const std::string& extra : app_.remaining()) {
+    if (extra == "--") continue;  // ends the options: `croqc -- -file.co`
     if (llvm::StringRef(extra).startswith("-") && extra != "-") {
       reportUnknownArgument(extra);
     } else {

@@ -84,6 +84,7 @@ Expr* Parser::parseConditional() {
 Expr* Parser::parseBinary(int minPrec) {
   SMLoc start = tok().loc;
   Expr* lhs = parsePrefix();
+  unsigned links = 0;
   while (lhs) {
     TokenKind op = tok().kind;
     int prec = binaryPrecedence(op);
@@ -93,9 +94,14 @@ Expr* Parser::parseBinary(int minPrec) {
     if (isCompoundAssignOp(op) && peek(1).is(TokenKind::equal)) break;
     consume();
     Expr* rhs = parseBinary(prec + 1);
-    if (!rhs) return nullptr;
+    if (!rhs || !enterNesting()) {
+      lhs = nullptr;
+      break;
+    }
+    ++links;
     lhs = ctx_.create<BinaryExpr>(rangeFrom(start), op, lhs, rhs);
   }
+  depth_ -= links;
   return lhs;
 }
 
@@ -119,13 +125,19 @@ Expr* Parser::parsePrefix() {
 Expr* Parser::parseBitwise() {
   SMLoc start = tok().loc;
   Expr* lhs = parseCompose();
+  unsigned links = 0;
   while (lhs && (tok().isOneOf(TokenKind::amp, TokenKind::caret) || (tok().is(TokenKind::pipe) && !inSizeOf_)) &&
          peek(1).isNot(TokenKind::equal)) {
     TokenKind op = consume().kind;
     Expr* rhs = parseCompose();
-    if (!rhs) return nullptr;
+    if (!rhs || !enterNesting()) {
+      lhs = nullptr;
+      break;
+    }
+    ++links;
     lhs = ctx_.create<BinaryExpr>(rangeFrom(start), op, lhs, rhs);
   }
+  depth_ -= links;
   return lhs;
 }
 
@@ -140,12 +152,18 @@ Expr* Parser::parseCompose() {
     return e ? ctx_.create<UnaryExpr>(rangeFrom(s), TokenKind::hash, e) : nullptr;
   };
   Expr* lhs = operand();
+  unsigned links = 0;
   while (lhs && tok().is(TokenKind::hash)) {
     consume();
     Expr* rhs = operand();
-    if (!rhs) return nullptr;
+    if (!rhs || !enterNesting()) {
+      lhs = nullptr;
+      break;
+    }
+    ++links;
     lhs = ctx_.create<BinaryExpr>(rangeFrom(start), TokenKind::hash, lhs, rhs);
   }
+  depth_ -= links;
   return lhs;
 }
 
@@ -166,122 +184,130 @@ Expr* Parser::parsePostfix() {
   return base ? parsePostfixTail(base, start) : nullptr;
 }
 
-/// postfix := primary { '.span' | '.data' | '.mdata' | view_method '(' args [':' args] ')'
-///                    | '(' elem_args ')' | '[' exprs ']' | '++' | '--' }
-/// elem_args := range_or_expr {',' range_or_expr};  range := [expr] ':' [expr] [':' [expr]]
+/// postfix := primary { postfix_op }
+/// Each operator wraps the tree built so far, so each counts as one level of
+/// nesting (`x.span.span...` is as deep as it is long).
 Expr* Parser::parsePostfixTail(Expr* base, SMLoc start) {
-  while (base) {
-    const Token& t = tok();
-    if (t.isOneOf(TokenKind::m_span, TokenKind::m_data, TokenKind::m_mdata)) {
-      TokenKind member = consume().kind;
-      base = ctx_.create<MemberExpr>(rangeFrom(start), base, member);
-      continue;
+  unsigned links = 0;
+  while (base && startsPostfixOp(tok())) {
+    if (!enterNesting()) {
+      base = nullptr;
+      break;
     }
-    if (isViewMethod(t.kind)) {
-      TokenKind method = consume().kind;
-      Token open = tok();
-      if (!expect(TokenKind::l_paren, "`(` after `" + tokenKindSpelling(method).str() + "`")) return nullptr;
-      bool savedSize = inSizeOf_, savedAngle = inAngle_;
-      inSizeOf_ = inAngle_ = false;
-      llvm::SmallVector<Expr*, 4> args, strides;
-      bool hasStrides = false;
-      bool ok = true;
-      if (tok().isNot(TokenKind::r_paren)) {
-        llvm::SmallVector<Expr*, 4>* list = &args;
-        while (true) {
-          Expr* e = parseExpr();
-          if (!e) {
-            ok = false;
-            break;
-          }
-          list->push_back(e);
-          if (consumeIf(TokenKind::comma)) continue;
-          if (list == &args && tok().is(TokenKind::colon)) {
-            consume();
-            hasStrides = true;
-            list = &strides;
-            continue;
-          }
+    ++links;
+    base = parsePostfixOp(base, start);
+  }
+  depth_ -= links;
+  return base;
+}
+
+bool Parser::startsPostfixOp(const Token& t) {
+  return t.isOneOf(TokenKind::m_span, TokenKind::m_data, TokenKind::m_mdata, TokenKind::l_paren, TokenKind::l_square,
+                   TokenKind::plusplus, TokenKind::minusminus) ||
+         isViewMethod(t.kind);
+}
+
+/// postfix_op := '.span' | '.data' | '.mdata' | view_method '(' args [':' args] ')'
+///             | '(' elem_args ')' | '[' exprs ']' | '++' | '--'
+/// elem_args  := range_or_expr {',' range_or_expr};  range := [expr] ':' [expr] [':' [expr]]
+Expr* Parser::parsePostfixOp(Expr* base, SMLoc start) {
+  const Token& t = tok();
+  if (t.isOneOf(TokenKind::m_span, TokenKind::m_data, TokenKind::m_mdata)) {
+    TokenKind member = consume().kind;
+    return ctx_.create<MemberExpr>(rangeFrom(start), base, member);
+  }
+  if (isViewMethod(t.kind)) {
+    TokenKind method = consume().kind;
+    Token open = tok();
+    if (!expect(TokenKind::l_paren, "`(` after `" + tokenKindSpelling(method).str() + "`")) return nullptr;
+    bool savedSize = inSizeOf_, savedAngle = inAngle_;
+    inSizeOf_ = inAngle_ = false;
+    llvm::SmallVector<Expr*, 4> args, strides;
+    bool hasStrides = false;
+    bool ok = true;
+    if (tok().isNot(TokenKind::r_paren)) {
+      llvm::SmallVector<Expr*, 4>* list = &args;
+      while (true) {
+        Expr* e = parseExpr();
+        if (!e) {
+          ok = false;
           break;
         }
+        list->push_back(e);
+        if (consumeIf(TokenKind::comma)) continue;
+        if (list == &args && tok().is(TokenKind::colon)) {
+          consume();
+          hasStrides = true;
+          list = &strides;
+          continue;
+        }
+        break;
       }
-      inSizeOf_ = savedSize;
-      inAngle_ = savedAngle;
-      if (!ok || !expectClose(TokenKind::r_paren, open)) return nullptr;
-      auto* m = ctx_.create<MethodExpr>(rangeFrom(start), base, method, ctx_.copy(llvm::ArrayRef<Expr*>(args)),
-                                        ctx_.copy(llvm::ArrayRef<Expr*>(strides)));
-      m->hasStrides = hasStrides;
-      base = m;
-      continue;
     }
-    if (t.is(TokenKind::l_paren)) {
-      if (!enterNesting()) return nullptr;
-      Token open = consume();
-      bool savedSize = inSizeOf_, savedAngle = inAngle_;
-      inSizeOf_ = inAngle_ = false;
-      llvm::SmallVector<Expr*, 4> args;
-      bool ok = true;
-      if (tok().isNot(TokenKind::r_paren)) {
-        do {
-          SMLoc argStart = tok().loc;
-          Expr* lo = nullptr;
-          if (tok().isNot(TokenKind::colon) && tok().isNot(TokenKind::coloncolon)) {
-            lo = parseExpr();
-            if (!lo) {
-              ok = false;
-              break;
-            }
-          }
-          if (tok().isNot(TokenKind::colon) && tok().isNot(TokenKind::coloncolon)) {
-            args.push_back(lo);
-            continue;
-          }
-          // A range `lo:hi:step`; `::` is the same as `: :`.
-          Expr* hi = nullptr;
-          Expr* step = nullptr;
-          if (consumeIf(TokenKind::coloncolon)) {
-            if (tok().isNot(TokenKind::r_paren) && tok().isNot(TokenKind::comma)) step = parseExpr();
-          } else {
-            consume();  // :
-            if (!tok().isOneOf(TokenKind::colon, TokenKind::r_paren, TokenKind::comma)) hi = parseExpr();
-            if (consumeIf(TokenKind::colon) && !tok().isOneOf(TokenKind::r_paren, TokenKind::comma))
-              step = parseExpr();
-          }
-          if (failed_) {
+    inSizeOf_ = savedSize;
+    inAngle_ = savedAngle;
+    if (!ok || !expectClose(TokenKind::r_paren, open)) return nullptr;
+    auto* m = ctx_.create<MethodExpr>(rangeFrom(start), base, method, ctx_.copy(llvm::ArrayRef<Expr*>(args)),
+                                      ctx_.copy(llvm::ArrayRef<Expr*>(strides)));
+    m->hasStrides = hasStrides;
+    return m;
+  }
+  if (t.is(TokenKind::l_paren)) {
+    Token open = consume();
+    bool savedSize = inSizeOf_, savedAngle = inAngle_;
+    inSizeOf_ = inAngle_ = false;
+    llvm::SmallVector<Expr*, 4> args;
+    bool ok = true;
+    if (tok().isNot(TokenKind::r_paren)) {
+      do {
+        SMLoc argStart = tok().loc;
+        Expr* lo = nullptr;
+        if (tok().isNot(TokenKind::colon) && tok().isNot(TokenKind::coloncolon)) {
+          lo = parseExpr();
+          if (!lo) {
             ok = false;
             break;
           }
-          args.push_back(ctx_.create<RangeExpr>(rangeFrom(argStart), lo, hi, step));
-        } while (consumeIf(TokenKind::comma));
-      }
-      inSizeOf_ = savedSize;
-      inAngle_ = savedAngle;
-      leaveNesting();
-      if (!ok || !expectClose(TokenKind::r_paren, open)) return nullptr;
-      base = ctx_.create<ElementOfExpr>(rangeFrom(start), base, ctx_.copy(llvm::ArrayRef<Expr*>(args)));
-      continue;
+        }
+        if (tok().isNot(TokenKind::colon) && tok().isNot(TokenKind::coloncolon)) {
+          args.push_back(lo);
+          continue;
+        }
+        // A range `lo:hi:step`; `::` is the same as `: :`.
+        Expr* hi = nullptr;
+        Expr* step = nullptr;
+        if (consumeIf(TokenKind::coloncolon)) {
+          if (tok().isNot(TokenKind::r_paren) && tok().isNot(TokenKind::comma)) step = parseExpr();
+        } else {
+          consume();  // :
+          if (!tok().isOneOf(TokenKind::colon, TokenKind::r_paren, TokenKind::comma)) hi = parseExpr();
+          if (consumeIf(TokenKind::colon) && !tok().isOneOf(TokenKind::r_paren, TokenKind::comma))
+            step = parseExpr();
+        }
+        if (failed_) {
+          ok = false;
+          break;
+        }
+        args.push_back(ctx_.create<RangeExpr>(rangeFrom(argStart), lo, hi, step));
+      } while (consumeIf(TokenKind::comma));
     }
-    if (t.is(TokenKind::l_square)) {
-      if (!enterNesting()) return nullptr;
-      Token open = consume();
-      bool savedSize = inSizeOf_, savedAngle = inAngle_;
-      inSizeOf_ = inAngle_ = false;
-      std::optional<llvm::ArrayRef<Expr*>> indices = parseArgList(TokenKind::r_square, open);
-      inSizeOf_ = savedSize;
-      inAngle_ = savedAngle;
-      leaveNesting();
-      if (!indices) return nullptr;
-      base = ctx_.create<SubscriptExpr>(rangeFrom(start), base, *indices);
-      continue;
-    }
-    if (t.isOneOf(TokenKind::plusplus, TokenKind::minusminus)) {
-      TokenKind op = consume().kind;
-      base = ctx_.create<PostfixExpr>(rangeFrom(start), op, base);
-      continue;
-    }
-    break;
+    inSizeOf_ = savedSize;
+    inAngle_ = savedAngle;
+    if (!ok || !expectClose(TokenKind::r_paren, open)) return nullptr;
+    return ctx_.create<ElementOfExpr>(rangeFrom(start), base, ctx_.copy(llvm::ArrayRef<Expr*>(args)));
   }
-  return base;
+  if (t.is(TokenKind::l_square)) {
+    Token open = consume();
+    bool savedSize = inSizeOf_, savedAngle = inAngle_;
+    inSizeOf_ = inAngle_ = false;
+    std::optional<llvm::ArrayRef<Expr*>> indices = parseArgList(TokenKind::r_square, open);
+    inSizeOf_ = savedSize;
+    inAngle_ = savedAngle;
+    if (!indices) return nullptr;
+    return ctx_.create<SubscriptExpr>(rangeFrom(start), base, *indices);
+  }
+  TokenKind op = consume().kind;  // '++' or '--'
+  return ctx_.create<PostfixExpr>(rangeFrom(start), op, base);
 }
 
 /// args := [expr {',' expr}] CLOSE

@@ -31,10 +31,7 @@ CompoundStmt* Parser::parseCompound() {
   SMLoc start = tok().loc;
   Token open = tok();
   if (!expect(TokenKind::l_brace)) return nullptr;
-  if (!enterNesting()) {
-    leaveNesting();
-    return nullptr;
-  }
+  if (!enterNesting()) return nullptr;
   llvm::SmallVector<Stmt*, 16> body;
   while (tok().isNot(TokenKind::r_brace)) {
     if (tok().is(TokenKind::eof) || isHostRegion(tok().kind) || tok().is(TokenKind::kw_co)) {
@@ -78,8 +75,10 @@ void Parser::parseStatementInto(llvm::SmallVectorImpl<Stmt*>& out) {
   failed_ = false;
   size_t before = pos_;
   Stmt* s = nullptr;
-  if (enterNesting()) s = parseStatementOrNull(out);
-  leaveNesting();
+  if (enterNesting()) {
+    s = parseStatementOrNull(out);
+    leaveNesting();
+  }
   if (s) out.push_back(s);
   if (failed_) {
     if (pos_ == before) consume();

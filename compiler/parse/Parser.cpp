@@ -159,7 +159,10 @@ void Parser::skipStatement() {
 }
 
 bool Parser::enterNesting() {
-  if (++depth_ <= kMaxNesting) return true;
+  if (depth_ < kMaxNesting) {
+    ++depth_;
+    return true;
+  }
   if (!tooDeepReported_) {
     diags_.report(tok().loc, DiagKind::err_nesting_too_deep, kMaxNesting).range(tok().range());
     tooDeepReported_ = true;

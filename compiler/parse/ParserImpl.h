@@ -69,6 +69,11 @@ class Parser {
 
   void skipStatement();
   void skipToTopLevel();
+  /// Enters one level of the AST being built: a nested expression, block or
+  /// statement, or one more link of a left-deep chain (`a + b + c`,
+  /// `x.span.span`), which later phases walk recursively too. Past
+  /// kMaxNesting it reports once and returns false, and the caller gives up
+  /// without calling leaveNesting().
   bool enterNesting();
   void leaveNesting() { --depth_; }
 
@@ -140,6 +145,8 @@ class Parser {
   ast::Expr* parseTilde();
   ast::Expr* parsePostfix();
   ast::Expr* parsePostfixTail(ast::Expr* base, llvm::SMLoc start);
+  ast::Expr* parsePostfixOp(ast::Expr* base, llvm::SMLoc start);
+  static bool startsPostfixOp(const Token& t);
   ast::Expr* parsePrimary();
   ast::Expr* parseCallKeyword();
   ast::Expr* parseCast();

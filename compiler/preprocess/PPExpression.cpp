@@ -58,6 +58,12 @@ bool isIntegerSuffix(llvm::StringRef s, bool& isUnsigned) {
   return false;
 }
 
+/// Questions only the target compiler can answer (its headers, attributes
+/// and builtins); evaluating them as 0 would silently pick a wrong branch.
+bool isCompilerQuery(llvm::StringRef name) {
+  return name.startswith("__has_") || name == "__is_identifier";
+}
+
 class ConditionParser {
  public:
   ConditionParser(llvm::ArrayRef<PPToken> tokens, llvm::StringRef directive, const char* endOfLine,
@@ -173,6 +179,12 @@ class ConditionParser {
       case PPTokenKind::Identifier:
         ++pos_;
         if (tok->text == "defined") return parseDefined(v);
+        if (isCompilerQuery(tok->text)) {
+          diags_
+              .report(view_.loc(tok->loc), DiagKind::err_pp_compiler_query, directive_, tok->text)
+              .range(view_.range(*tok));
+          return false;
+        }
         v = boolValue(tok->text == "true");
         return true;
       case PPTokenKind::Punct:

@@ -90,7 +90,9 @@ Symbol* Checker::lookupLocal(StringRef name) const {
 }
 
 Symbol* Checker::declare(StringRef name, llvm::SMLoc loc, Symbol::Kind kind, Type type, bool isMutable) {
-  if (Symbol* previous = lookupLocal(name)) {
+  // A placeholder left by a use of an undeclared name (no location) is
+  // replaced silently: the use was already reported.
+  if (Symbol* previous = lookupLocal(name); previous && previous->loc.isValid()) {
     diags_.report(loc, DiagKind::err_redeclared, name).note(previous->loc, DiagKind::note_previous_declaration, name);
   }
   Symbol* s = result_.newSymbol();
@@ -783,6 +785,10 @@ void Checker::checkReturn(const ReturnStmt* r) {
   Type t = check(r->value);
   if (t.isError()) return;
   sawReturnValue_ = true;
+  // A scalar or stream return type was reported at the declaration.
+  if (declared.kind != TypeRef::Kind::Spanned && declared.kind != TypeRef::Kind::Void &&
+      declared.kind != TypeRef::Kind::Auto)
+    return;
   if (t.kind != TypeKind::Data || t.view || t.storage == Storage::Shared || t.storage == Storage::Local) {
     report(r->value->range(), DiagKind::err_return_type, describe(t));
     return;

@@ -5,6 +5,7 @@
 #include <llvm/ADT/STLExtras.h>
 
 #include "sema/SemaImpl.h"
+#include "target/Target.h"
 
 namespace croqc::sema {
 
@@ -184,6 +185,16 @@ void Checker::checkDma(const DmaStmt* d) {
     Type t = check(a);
     if (!t.isError() && t.kind != TypeKind::Future && t.kind != TypeKind::MmaFuture)
       report(a->range(), DiagKind::err_after_operand, exprText(a), describe(t));
+  }
+  // Remember an explicit swizzle for the `mma.load`s that read the buffer.
+  if (!dst.isError() && dst.buffer) {
+    for (const DmaModifier& m : d->modifiers) {
+      if ((m.kind != TokenKind::m_swiz && m.kind != TokenKind::m_swizzle) || m.args.empty()) continue;
+      if (std::optional<std::int64_t> v = constantOf(m.args[0])) {
+        std::optional<unsigned> bytes = target::swizzleBytesFromArgument(static_cast<std::uint64_t>(*v));
+        if (bytes) bufferSwizzles_[dst.buffer] = {static_cast<std::int64_t>(*bytes), d->loc()};
+      }
+    }
   }
   if (d->isAsync && d->future.empty() && !d->asyncEvent) {
     report(d->range(), DiagKind::err_dma_async_unnamed, engine);

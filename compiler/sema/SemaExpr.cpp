@@ -50,6 +50,12 @@ std::string Checker::exprText(const Expr* e) const {
   std::string s;
   llvm::raw_string_ostream os(s);
   printExpr(e, os);
+  os.flush();
+  // The printer parenthesises every operator; a message quotes the outermost
+  // one without them (`64 / n`, not `(64 / n)`).
+  if (llvm::isa<BinaryExpr, UnaryExpr, PostfixExpr, ConditionalExpr>(e) && s.size() >= 2 && s.front() == '(' &&
+      s.back() == ')')
+    s = s.substr(1, s.size() - 2);
   return s;
 }
 

@@ -3,6 +3,7 @@
 // parallelism, data movement, MMA, dumping).
 #pragma once
 
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/StringMap.h>
 
 #include <functional>
@@ -160,6 +161,8 @@ class Checker {
   };
   std::vector<ParallelFrame> parallels_;
   KernelInfo* kernel_ = nullptr;
+  /// The innermost `parallel` that fixed the current kernel's threads per block.
+  const ast::ParallelStmt* threadsLeaf_ = nullptr;
   unsigned loopDepth_ = 0;
   unsigned inthreadsDepth_ = 0;
   /// The protocol state of every future of the current function: bound by
@@ -175,6 +178,17 @@ class Checker {
   };
   llvm::DenseMap<const Symbol*, FutureState> futures_;
   Symbol* bindFuture(llvm::StringRef name, llvm::SMLoc loc, const Type& type, const ast::Node* stmt);
+
+  /// Fragments bound by `mma.load` of a shared view without `.frag`: under
+  /// `group-4` they stand for shared-memory descriptors (SS-mode WGMMA).
+  llvm::DenseSet<const Symbol*> sharedFragments_;
+  bool isSharedFragment(const ast::Expr* e) const;
+  /// The explicit swizzle (in bytes) of the copies that write each buffer.
+  struct SwizzleUse {
+    std::int64_t bytes;
+    llvm::SMLoc loc;
+  };
+  llvm::DenseMap<const Symbol*, SwizzleUse> bufferSwizzles_;
 
   /// Shared bytes declared in the current kernel, by scope depth, for the
   /// capacity check (buffers in sibling scopes reuse storage).

@@ -2,7 +2,10 @@
 // accumulator and fragment types, the M/N/K shape derivation of each layout
 // suffix, accumulator type inference, and the legal configurations of the
 // warp-level (`mma.sync`) and warpgroup-level (WGMMA) instructions.
+#include <cctype>
+
 #include "sema/SemaImpl.h"
+#include "target/Target.h"
 
 namespace croqc::sema {
 
@@ -11,54 +14,6 @@ using llvm::StringRef;
 using sym::Truth;
 
 namespace {
-
-/// Spec 13.2: the default accumulator type for an operand type.
-TokenKind defaultAccumulator(TokenKind operand) {
-  switch (operand) {
-    case TokenKind::ty_f16: return TokenKind::ty_f16;
-    case TokenKind::ty_s8:
-    case TokenKind::ty_u8:
-    case TokenKind::ty_s4:
-    case TokenKind::ty_u4: return TokenKind::ty_s32;
-    case TokenKind::ty_f64: return TokenKind::ty_f64;
-    default: return TokenKind::ty_f32;
-  }
-}
-
-bool legalAccumulator(TokenKind operand, TokenKind acc) {
-  switch (operand) {
-    case TokenKind::ty_f16:
-    case TokenKind::ty_f8:
-    case TokenKind::ty_f8_e4m3:
-    case TokenKind::ty_f8_e5m2: return acc == TokenKind::ty_f16 || acc == TokenKind::ty_f32;
-    case TokenKind::ty_bf16:
-    case TokenKind::ty_tf32:
-    case TokenKind::ty_f32: return acc == TokenKind::ty_f32;
-    case TokenKind::ty_s8:
-    case TokenKind::ty_u8:
-    case TokenKind::ty_s4:
-    case TokenKind::ty_u4: return acc == TokenKind::ty_s32;
-    case TokenKind::ty_f64: return acc == TokenKind::ty_f64;
-    default: return false;
-  }
-}
-
-/// The K of one instruction for an operand type.
-std::int64_t atomK(TokenKind operand, bool warpgroup) {
-  switch (operand) {
-    case TokenKind::ty_f16:
-    case TokenKind::ty_bf16: return 16;
-    case TokenKind::ty_tf32:
-    case TokenKind::ty_f32: return 8;
-    case TokenKind::ty_s8:
-    case TokenKind::ty_u8:
-    case TokenKind::ty_f8:
-    case TokenKind::ty_f8_e4m3:
-    case TokenKind::ty_f8_e5m2: return 32;
-    case TokenKind::ty_f64: return warpgroup ? 0 : 4;
-    default: return 0;
-  }
-}
 
 }  // namespace
 
@@ -112,6 +67,20 @@ void Checker::checkMmaLoad(const MmaLoadStmt* s) {
     sym = declare(s->result, s->loc(), Symbol::Kind::Variable, frag, false);
   }
   result_.declarations[s].push_back(sym);
+  if (!s->toFrag && src.storage == Storage::Shared) sharedFragments_.insert(sym);
+  else sharedFragments_.erase(sym);
+  // Spec 21.3: the swizzle of the copy that wrote the buffer and of the load
+  // that reads it must agree.
+  if (s->swizzle && src.buffer) {
+    std::optional<std::int64_t> v = constantOf(s->swizzle);
+    auto written = bufferSwizzles_.find(src.buffer);
+    if (v && written != bufferSwizzles_.end()) {
+      std::int64_t bytes = target::swizzleBytesFromArgument(static_cast<std::uint64_t>(*v)).value_or(0);
+      if (bytes != written->second.bytes)
+        report(s->swizzle->range(), DiagKind::err_swizzle_mismatch, bytes, src.buffer->name, written->second.bytes)
+            .note(written->second.loc, DiagKind::note_swizzle_written_here, src.buffer->name, written->second.bytes);
+    }
+  }
 }
 
 void Checker::checkMmaExec(const MmaExecStmt* s) {
@@ -169,7 +138,8 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   // Infer the accumulator's type and shape from its first use.
   const auto* accName = llvm::dyn_cast<NameExpr>(s->acc);
   Symbol* accSym = accName ? const_cast<Symbol*>(result_.references.lookup(accName)) : nullptr;
-  TokenKind accElem = acc.elem == TokenKind::eof ? defaultAccumulator(a.elem) : acc.elem;
+  TokenKind accElem =
+      acc.elem == TokenKind::eof ? target::defaultAccumulatorType(a.elem).value_or(TokenKind::ty_f32) : acc.elem;
   if (acc.shape.empty()) {
     if (accSym) {
       accSym->type.shape = {M, N};
@@ -183,60 +153,103 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   } else if (accSym && accSym->type.elem == TokenKind::eof) {
     accSym->type.elem = accElem;
   }
-  // Legal configurations (spec 13.11).
-  auto cfg = [&]() {
-    std::string accName = tokenKindSpelling(accElem).str();
-    return "[" + tokenKindSpelling(a.elem).str() + "(a)" + tokenKindSpelling(b.elem).str() + "(b)" + accName + "(c)" +
-           accName + "(d): m" + sym::print(M) + "n" + sym::print(N) + "k" + sym::print(Kb) + "]";
-  };
-  std::int64_t k = atomK(a.elem, warpgroup);
-  if (!legalAccumulator(a.elem, accElem) || k == 0) {
-    report(s->range(), DiagKind::err_mma_unsupported, cfg(), "for these element types",
-           "legal pairs: f16 with f16 or f32 accumulators; bf16, tf32 with f32; s8/u8 with s32; fp8 with f16 or f32");
-    return;
-  }
+  // Legal configurations (spec 13.11), from the target description.
   std::optional<std::int64_t> m = sym::constantValue(M), n = sym::constantValue(N), kk = sym::constantValue(Kb);
-  if (!m || !n || !kk) {
-    report(s->range(), DiagKind::err_mma_unsupported, cfg(), "with a tile shape that is not a compile-time constant",
+  if (!m || !n || !kk || *m <= 0 || *n <= 0 || *kk <= 0) {
+    std::string accSpelling = tokenKindSpelling(accElem).str();
+    report(s->range(), DiagKind::err_mma_unsupported,
+           "[" + tokenKindSpelling(a.elem).str() + "(a)" + tokenKindSpelling(b.elem).str() + "(b)" + accSpelling +
+               "(c)" + accSpelling + "(d): m" + sym::print(M) + "n" + sym::print(N) + "k" + sym::print(Kb) + "]",
+           "with a tile shape that is not a compile-time constant",
            "MMA tiles come from shared buffers or views of constant shape");
     return;
   }
+  target::MmaQuery query;
+  query.scope = warpgroup ? target::MmaScope::Warpgroup : target::MmaScope::Warp;
+  query.aType = a.elem;
+  query.bType = b.elem;
+  query.accType = accElem;
+  query.m = static_cast<std::uint64_t>(*m);
+  query.n = static_cast<std::uint64_t>(*n);
+  query.k = static_cast<std::uint64_t>(*kk);
+  query.sparse = s->sparse;
   if (warpgroup) {
-    if (!target_.hasWarpgroups) {
-      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "on " + target_.name,
-             "warpgroup MMA (WGMMA) needs `--arch=sm_90a`");
-      return;
-    }
-    if (*m != 64) {
-      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "by one warpgroup (WGMMA M is 64)",
-             "split M across warpgroups with `parallel p by " + std::to_string(std::max<std::int64_t>(*m / 64, 1)) +
-                 " : group-4` and `subspan(64, ...).at(p, 0)`");
-      return;
-    }
-    std::int64_t minN = a.elem == TokenKind::ty_tf32 || a.elem == TokenKind::ty_f32 ? 16 : 8;
-    if (*n % 8 != 0 || *n < minN || *n > 256) {
-      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "(WGMMA N must be a multiple of 8 from " +
-             std::to_string(minN) + " to 256)", "use an N tile such as 64, 128 or 256");
-      return;
-    }
-  } else {
-    if (*m % 16 != 0 || *n % 8 != 0) {
-      report(s->range(), DiagKind::err_mma_unsupported, cfg(), "by one warp (tiles are split into m16n8 atoms)",
-             "use warp tiles whose M is a multiple of 16 and N a multiple of 8");
-      return;
-    }
+    query.aSource = a.kind == TypeKind::Fragment && !isSharedFragment(s->a) ? target::OperandSource::Registers
+                                                                             : target::OperandSource::Shared;
+    query.bSource = b.kind == TypeKind::Fragment && !isSharedFragment(s->b) ? target::OperandSource::Registers
+                                                                             : target::OperandSource::Shared;
+    query.aMnMajor = !s->rowA;
+    query.bMnMajor = !s->rowB;
   }
-  if (*kk % k != 0) {
-    report(s->range(), DiagKind::err_mma_unsupported, cfg(), "(K must be a multiple of the instruction's K = " +
-           std::to_string(k) + ")", "");
+  const target::TargetInfo* info = target::lookupTarget(target_.name);
+  if (!info) return;
+  target::MmaSelection sel = target::selectMma(query, *info);
+  if (sel.ok()) {
+    if (!s->result.empty()) {
+      Type fut = Type::simple(TypeKind::MmaFuture);
+      Symbol* f = lookup(s->result);
+      if (f && (f->type.kind == TypeKind::MmaFuture || f->type.isError())) f->type = fut;
+      else declare(s->result, s->loc(), Symbol::Kind::Variable, fut, false);
+    }
     return;
   }
-  if (!s->result.empty()) {
-    Type fut = Type::simple(TypeKind::MmaFuture);
-    Symbol* f = lookup(s->result);
-    if (f && (f->type.kind == TypeKind::MmaFuture || f->type.isError())) f->type = fut;
-    else declare(s->result, s->loc(), Symbol::Kind::Variable, fut, false);
+  std::string config = target::formatMmaConfig(query);
+  std::string where, hint;
+  switch (sel.failure) {
+    case target::MmaFailure::TypeCombination:
+      where = warpgroup ? "by a warpgroup: no WGMMA takes these operand types" : "by a warp: no mma.sync takes these operand types";
+      hint = "use f16, bf16, tf32, fp8 or 8-bit integer operands of the same kind";
+      break;
+    case target::MmaFailure::AccumulatorType:
+      where = "with a `" + tokenKindSpelling(accElem).str() + "` accumulator";
+      hint = "f16 operands accumulate in f16 or f32; bf16 and tf32 in f32; 8-bit integers in s32 (`mma.fill.f32 0.0f`)";
+      break;
+    case target::MmaFailure::NeedsNewerSm:
+      where = "on " + target_.name + " (needs sm_" + std::to_string(sel.requiredSm) + ")";
+      hint = warpgroup ? "warpgroup MMA (WGMMA) needs `--arch=sm_90a`" : "compile for a newer `--arch`";
+      break;
+    case target::MmaFailure::MNotMultiple:
+    case target::MmaFailure::NNotMultiple:
+      where = "by one warp: M must be a multiple of " + std::to_string(sel.instrM ? sel.instrM : 16) +
+              " and N a multiple of " + std::to_string(sel.instrN ? sel.instrN : 8);
+      hint = "warp tiles are split into m16n8 atoms; use such multiples";
+      break;
+    case target::MmaFailure::MNotWarpgroupM:
+      where = "by one warpgroup (WGMMA M is 64)";
+      hint = "split M across warpgroups with `parallel p by " + std::to_string(std::max<std::int64_t>(*m / 64, 1)) +
+             " : group-4` and `subspan(64, ...).at(p, 0)`";
+      break;
+    case target::MmaFailure::NOutOfRange:
+    case target::MmaFailure::NNotAllowed:
+      where = "by one warpgroup: WGMMA N must be " +
+              (sel.atom ? target::describeNSet(sel.atom->n) : std::string("a multiple of 8 from 8 to 256"));
+      hint = "use an N tile such as 64, 128 or 256";
+      break;
+    case target::MmaFailure::KNotMultiple:
+      where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
+      hint = "tile K by a multiple of " + std::to_string(sel.instrK);
+      break;
+    case target::MmaFailure::OperandSource:
+      where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
+              (sel.failingOperand == 'b' ? " in registers: WGMMA reads B from shared memory" : " from this place");
+      hint = "pass the shared-memory view (or `mma.load` without `.frag`)";
+      break;
+    case target::MmaFailure::OperandLayout:
+      where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
+              " stored MN-major: only 16-bit WGMMA reads transposed shared operands";
+      hint = "store the operand K-major and use the `row` suffix for it";
+      break;
+    case target::MmaFailure::None: break;
   }
+  report(s->range(), DiagKind::err_mma_unsupported, config, where, hint);
+}
+
+/// A fragment bound by `mma.load` of a shared view without `.frag`: under
+/// `group-4` it stands for a shared-memory descriptor (SS mode).
+bool Checker::isSharedFragment(const Expr* e) const {
+  const auto* name = llvm::dyn_cast<NameExpr>(e);
+  const Symbol* s = name ? result_.references.lookup(name) : nullptr;
+  return s && sharedFragments_.count(s);
 }
 
 void Checker::checkMmaStore(const MmaStoreStmt* s) {

@@ -88,12 +88,14 @@ void Checker::inferLevels(const ParallelStmt* root) {
   bool annotated = anyAnnotated(root);
   bool mixed = annotated && anyUnannotated(root);
   if (mixed) diags_.report(root->loc(), DiagKind::warn_parallel_partly_annotated);
-  std::function<void(const Stmt*, ParallelLevel, unsigned)> visit = [&](const Stmt* s, ParallelLevel enclosing,
-                                                                       unsigned depth) {
+  // One error for an ambiguous nest, not one per level.
+  bool ambiguityReported = false;
+  std::function<void(const Stmt*, ParallelLevel, llvm::SMLoc, unsigned)> visit =
+      [&](const Stmt* s, ParallelLevel enclosing, llvm::SMLoc enclosingLoc, unsigned depth) {
     const auto* p = llvm::dyn_cast<ParallelStmt>(s);
     if (!p) {
       forEachChild(s, [&](const Stmt* c) {
-        if (c) visit(c, enclosing, depth);
+        if (c) visit(c, enclosing, enclosingLoc, depth);
       });
       return;
     }
@@ -104,6 +106,7 @@ void Checker::inferLevels(const ParallelStmt* root) {
       const ParallelBinding& b = p->bindings[i];
       unsigned heightBelow = below + static_cast<unsigned>(p->bindings.size() - i - 1);
       ParallelLevel level = b.level;
+      bool ambiguous = false;
       if (level == ParallelLevel::None) {
         if (!annotated) {
           unsigned total = depth + heightBelow + 1;
@@ -113,7 +116,9 @@ void Checker::inferLevels(const ParallelStmt* root) {
               {ParallelLevel::Block, ParallelLevel::Group, ParallelLevel::Thread},
               {ParallelLevel::Block, ParallelLevel::Group4, ParallelLevel::Group, ParallelLevel::Thread}};
           if (total > 4) {
-            report(b.range, DiagKind::err_parallel_level_ambiguous, total);
+            if (!ambiguityReported) report(b.range, DiagKind::err_parallel_level_ambiguous, total);
+            ambiguityReported = true;
+            ambiguous = true;
             level = ParallelLevel::Thread;
           } else {
             level = kTable[total - 1][depth];
@@ -127,17 +132,19 @@ void Checker::inferLevels(const ParallelStmt* root) {
           if (levelRank(level) <= levelRank(enclosing)) level = ParallelLevel::Thread;
         }
       }
-      if (enclosing != ParallelLevel::None && levelRank(level) <= levelRank(enclosing) &&
+      if (!ambiguous && enclosing != ParallelLevel::None && levelRank(level) <= levelRank(enclosing) &&
           !(levelRank(level) < 0 && levelRank(enclosing) < 0)) {
-        report(b.range, DiagKind::err_parallel_level_order, parallelLevelName(level), parallelLevelName(enclosing));
+        report(b.range, DiagKind::err_parallel_level_order, parallelLevelName(level), parallelLevelName(enclosing))
+            .note(enclosingLoc, DiagKind::note_enclosing_parallel, parallelLevelName(enclosing));
       }
       levels.push_back(level);
       enclosing = level;
+      enclosingLoc = b.range.Start;
       ++depth;
     }
-    visit(p->body, enclosing, depth);
+    visit(p->body, enclosing, enclosingLoc, depth);
   };
-  visit(root, ParallelLevel::None, 0);
+  visit(root, ParallelLevel::None, llvm::SMLoc(), 0);
 }
 
 void Checker::checkParallel(const ParallelStmt* p) {
@@ -272,9 +279,11 @@ void Checker::checkParallel(const ParallelStmt* p) {
     std::int64_t threads = g4 * g * unit;
     if (hasT && hasG) threads = g4 * g * t;
     if (kernel_->threadsPerCta > 1 && threads != kernel_->threadsPerCta) {
-      report(p->range(), DiagKind::err_sibling_block_dims, threads, kernel_->threadsPerCta);
+      report(p->range(), DiagKind::err_sibling_block_dims, threads, kernel_->threadsPerCta)
+          .note(threadsLeaf_->loc(), DiagKind::note_sibling_parallel, kernel_->threadsPerCta);
     } else if (threads > kernel_->threadsPerCta) {
       kernel_->threadsPerCta = threads;
+      threadsLeaf_ = p;
       if (threads > target_.maxThreadsPerCta) {
         report(p->range(), DiagKind::err_threads_per_cta, threads, target_.maxThreadsPerCta, target_.name);
       } else if (hasG4 && threads % 128 != 0) {

@@ -41,7 +41,8 @@
 // Limits. No expression is deeper than kMaxDepth or has more than
 // kMaxTreeSize nodes when unfolded as a tree: a constructor whose result
 // would exceed a cap returns the Unknown node instead, so every recursive
-// walk is bounded. Division by the constant 0 is never folded: the node is
+// walk is bounded. Unknown absorbs every operation, never evaluates, and any
+// query about it (even `u == u`) answers Truth::Unknown. Division by the constant 0 is never folded: the node is
 // built, `isDivisionByZero` reports it and SymContext::sawDivisionByZero
 // records it. Like any other term it still cancels (`e - e == 0`, `0 * e ==
 // 0`), so a checker tests the divisions it builds.

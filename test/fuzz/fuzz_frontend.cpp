@@ -1,7 +1,8 @@
-// libFuzzer target: every input must go through preprocess, lex and parse
-// (and every later front-end phase as it is added) without crashing, hanging
-// or tripping a sanitizer. Diagnostics are rendered to a discarding stream so
-// the renderer is exercised too.
+// libFuzzer target: every input must go through preprocess, lex, parse and
+// sema without crashing, hanging or tripping a sanitizer. Like the driver's
+// pipeline, each phase runs only if the ones before it reported no error.
+// Diagnostics are rendered to a discarding stream so the renderer is
+// exercised too. `utils/run-fuzzer` builds and runs it.
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
@@ -14,6 +15,7 @@
 #include "lex/Lexer.h"
 #include "parse/Parser.h"
 #include "preprocess/Preprocessor.h"
+#include "sema/Sema.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace croqc;
@@ -24,9 +26,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   DiagnosticEngine diags(sm, *consumer);
   PreprocessedSource pp;
   preprocess(id, {MacroCommand{false, "FUZZ", "1"}}, diags, pp);
-  std::vector<Token> tokens = lex(pp, diags);
-  ast::ASTContext ctx;
-  parseProgram(tokens, ctx, diags);
+  if (!diags.hasErrors()) {
+    std::vector<Token> tokens = lex(pp, diags);
+    if (!diags.hasErrors()) {
+      ast::ASTContext ctx;
+      ast::Program* program = parseProgram(tokens, ctx, diags);
+      if (program && !diags.hasErrors()) {
+        sema::SemaOptions options;
+        options.arch = "sm_90a";
+        sema::analyze(*program, options, diags);
+      }
+    }
+  }
   diags.finish();
   return 0;
 }

@@ -626,6 +626,8 @@ TEST_CASE("invalid #if expressions", "[preprocess][diag]") {
       {"defined(1)", DiagKind::err_pp_defined_without_identifier, 13},
       {"defined(X", DiagKind::err_pp_defined_missing_rparen, 14},
       {"= 1", DiagKind::err_pp_expected_expression, 5},
+      {"__has_include(<cuda_fp8.h>)", DiagKind::err_pp_compiler_query, 5},
+      {"1 && __has_builtin(__builtin_expect)", DiagKind::err_pp_compiler_query, 10},
   };
   for (const Case& c : cases) {
     Run r(std::string("#if ") + c.expr + "\nbody\n#endif\n");
@@ -793,6 +795,7 @@ TEST_CASE("every preprocessor diagnostic kind has an example that produces it",
       {DiagKind::err_pp_integer_too_large, "#if 0x1ffffffffffffffff\n#endif\n", {}},
       {DiagKind::err_pp_division_by_zero, "#define Z 0\n#if 1 % Z\n#endif\n", {}},
       {DiagKind::err_pp_defined_without_identifier, "#if defined + 1\n#endif\n", {}},
+      {DiagKind::err_pp_compiler_query, "#if __has_include(<cuda.h>)\n#endif\n", {}},
       {DiagKind::err_pp_defined_missing_rparen, "#if defined(A B)\n#endif\n", {}},
       {DiagKind::err_pp_expression_too_deep, "#if " + std::string(300, '~') + "1\n#endif\n", {}},
   };
