@@ -220,8 +220,7 @@ Expr* Parser::parsePostfixOp(Expr* base, SMLoc start) {
     TokenKind method = consume().kind;
     Token open = tok();
     if (!expect(TokenKind::l_paren, "`(` after `" + tokenKindSpelling(method).str() + "`")) return nullptr;
-    bool savedSize = inSizeOf_, savedAngle = inAngle_;
-    inSizeOf_ = inAngle_ = false;
+    BracketScope brackets(*this);
     llvm::SmallVector<Expr*, 4> args, strides;
     bool hasStrides = false;
     bool ok = true;
@@ -244,8 +243,6 @@ Expr* Parser::parsePostfixOp(Expr* base, SMLoc start) {
         break;
       }
     }
-    inSizeOf_ = savedSize;
-    inAngle_ = savedAngle;
     if (!ok || !expectClose(TokenKind::r_paren, open)) return nullptr;
     auto* m = ctx_.create<MethodExpr>(rangeFrom(start), base, method, ctx_.copy(llvm::ArrayRef<Expr*>(args)),
                                       ctx_.copy(llvm::ArrayRef<Expr*>(strides)));
@@ -254,8 +251,7 @@ Expr* Parser::parsePostfixOp(Expr* base, SMLoc start) {
   }
   if (t.is(TokenKind::l_paren)) {
     Token open = consume();
-    bool savedSize = inSizeOf_, savedAngle = inAngle_;
-    inSizeOf_ = inAngle_ = false;
+    BracketScope brackets(*this);
     llvm::SmallVector<Expr*, 4> args;
     bool ok = true;
     if (tok().isNot(TokenKind::r_paren)) {
@@ -291,18 +287,13 @@ Expr* Parser::parsePostfixOp(Expr* base, SMLoc start) {
         args.push_back(ctx_.create<RangeExpr>(rangeFrom(argStart), lo, hi, step));
       } while (consumeIf(TokenKind::comma));
     }
-    inSizeOf_ = savedSize;
-    inAngle_ = savedAngle;
     if (!ok || !expectClose(TokenKind::r_paren, open)) return nullptr;
     return ctx_.create<ElementOfExpr>(rangeFrom(start), base, ctx_.copy(llvm::ArrayRef<Expr*>(args)));
   }
   if (t.is(TokenKind::l_square)) {
     Token open = consume();
-    bool savedSize = inSizeOf_, savedAngle = inAngle_;
-    inSizeOf_ = inAngle_ = false;
+    BracketScope brackets(*this);
     std::optional<llvm::ArrayRef<Expr*>> indices = parseArgList(TokenKind::r_square, open);
-    inSizeOf_ = savedSize;
-    inAngle_ = savedAngle;
     if (!indices) return nullptr;
     return ctx_.create<SubscriptExpr>(rangeFrom(start), base, *indices);
   }
@@ -427,11 +418,8 @@ Expr* Parser::parsePrimary() {
     case TokenKind::kw_to: return parseCast();
     case TokenKind::l_paren: {
       Token open = consume();
-      bool savedSize = inSizeOf_, savedAngle = inAngle_;
-      inSizeOf_ = inAngle_ = false;
+      BracketScope brackets(*this);
       Expr* e = parseExpr();
-      inSizeOf_ = savedSize;
-      inAngle_ = savedAngle;
       if (!e || !expectClose(TokenKind::r_paren, open)) return nullptr;
       if (auto* lit = llvm::dyn_cast<IntLiteralExpr>(e)) lit->parenthesized = true;
       return e;
@@ -439,11 +427,8 @@ Expr* Parser::parsePrimary() {
     case TokenKind::l_brace: {
       if (!enterNesting()) return nullptr;
       Token open = consume();
-      bool savedSize = inSizeOf_, savedAngle = inAngle_;
-      inSizeOf_ = inAngle_ = false;
+      BracketScope brackets(*this);
       std::optional<llvm::ArrayRef<Expr*>> elems = parseArgList(TokenKind::r_brace, open);
-      inSizeOf_ = savedSize;
-      inAngle_ = savedAngle;
       leaveNesting();
       if (!elems) return nullptr;
       return ctx_.create<ItupleExpr>(rangeFrom(start), *elems);
@@ -452,11 +437,8 @@ Expr* Parser::parsePrimary() {
     case TokenKind::l_square: {
       if (!enterNesting()) return nullptr;
       Token open = consume();
-      bool savedSize = inSizeOf_, savedAngle = inAngle_;
-      inSizeOf_ = inAngle_ = false;
+      BracketScope brackets(*this);
       std::optional<llvm::ArrayRef<Expr*>> dims = parseArgList(TokenKind::r_square, open);
-      inSizeOf_ = savedSize;
-      inAngle_ = savedAngle;
       leaveNesting();
       if (!dims) return nullptr;
       return ctx_.create<MdspanExpr>(rangeFrom(start), *dims);
@@ -494,11 +476,8 @@ Expr* Parser::parseCallKeyword() {
   }
   Token open = tok();
   if (!expect(TokenKind::l_paren, "`(` after the called function's name")) return nullptr;
-  bool savedSize = inSizeOf_, savedAngle = inAngle_;
-  inSizeOf_ = inAngle_ = false;
+  BracketScope brackets(*this);
   std::optional<llvm::ArrayRef<Expr*>> args = parseArgList(TokenKind::r_paren, open);
-  inSizeOf_ = savedSize;
-  inAngle_ = savedAngle;
   if (!args) return nullptr;
   auto* call = ctx_.create<CallExpr>(rangeFrom(start), *callee, targs, *args);
   call->viaCallKeyword = true;
@@ -555,11 +534,8 @@ Expr* Parser::parseCast() {
   if (!expectClose(TokenKind::greater, open)) return nullptr;
   Token paren = tok();
   if (!expect(TokenKind::l_paren, "`(` after `__to<...>`")) return nullptr;
-  bool savedSize = inSizeOf_, savedAngle = inAngle_;
-  inSizeOf_ = inAngle_ = false;
+  BracketScope brackets(*this);
   Expr* operand = parseExpr();
-  inSizeOf_ = savedSize;
-  inAngle_ = savedAngle;
   if (!operand || !expectClose(TokenKind::r_paren, paren)) return nullptr;
   return ctx_.create<CastExpr>(rangeFrom(start), type, cxxType, operand);
 }
@@ -568,12 +544,9 @@ Expr* Parser::parseCast() {
 Expr* Parser::parseSizeOf() {
   SMLoc start = tok().loc;
   Token open = consume();
-  bool savedSize = inSizeOf_, savedAngle = inAngle_;
+  BracketScope brackets(*this);
   inSizeOf_ = true;
-  inAngle_ = false;
   Expr* operand = parseExpr();
-  inSizeOf_ = savedSize;
-  inAngle_ = savedAngle;
   if (!operand || !expectClose(TokenKind::pipe, open)) return nullptr;
   return ctx_.create<SizeOfExpr>(rangeFrom(start), operand);
 }

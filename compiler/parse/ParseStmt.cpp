@@ -325,17 +325,9 @@ std::optional<ParallelBinding> Parser::parseParallelBinding() {
     consume();  // =
   }
   if (tok().is(TokenKind::l_brace)) {
-    Token open = consume();
-    llvm::SmallVector<StringRef, 3> names;
-    do {
-      if (tok().isNot(TokenKind::identifier)) {
-        expect(TokenKind::identifier, "a parallel variable name");
-        return std::nullopt;
-      }
-      names.push_back(consume().text);
-    } while (consumeIf(TokenKind::comma));
-    if (!expectClose(TokenKind::r_brace, open)) return std::nullopt;
-    b.elements = ctx_.copy(llvm::ArrayRef<StringRef>(names));
+    std::optional<llvm::ArrayRef<StringRef>> names = parseNameTuple("a parallel variable name");
+    if (!names) return std::nullopt;
+    b.elements = *names;
   } else if (tok().is(TokenKind::identifier)) {
     b.name = consume().text;
   }
@@ -487,17 +479,9 @@ std::optional<IterBinding> Parser::parseIterBinding(bool allowBare) {
     consume();  // =
   }
   if (tok().is(TokenKind::l_brace)) {
-    Token open = consume();
-    llvm::SmallVector<StringRef, 3> names;
-    do {
-      if (tok().isNot(TokenKind::identifier)) {
-        expect(TokenKind::identifier, "an iteration variable name");
-        return std::nullopt;
-      }
-      names.push_back(consume().text);
-    } while (consumeIf(TokenKind::comma));
-    if (!expectClose(TokenKind::r_brace, open)) return std::nullopt;
-    b.elements = ctx_.copy(llvm::ArrayRef<StringRef>(names));
+    std::optional<llvm::ArrayRef<StringRef>> names = parseNameTuple("an iteration variable name");
+    if (!names) return std::nullopt;
+    b.elements = *names;
     if (!expect(TokenKind::kw_in)) return std::nullopt;
     b.extent = parseExpr();
     if (!b.extent) return std::nullopt;
@@ -557,6 +541,21 @@ bool Parser::parseRangeSuffix(IterBinding& b) {
   return expectClose(TokenKind::r_paren, open);
 }
 
+/// name_tuple := '{' IDENT {',' IDENT} '}'
+std::optional<llvm::ArrayRef<StringRef>> Parser::parseNameTuple(StringRef what) {
+  Token open = consume();  // {
+  llvm::SmallVector<StringRef, 3> names;
+  do {
+    if (tok().isNot(TokenKind::identifier)) {
+      expect(TokenKind::identifier, what);
+      return std::nullopt;
+    }
+    names.push_back(consume().text);
+  } while (consumeIf(TokenKind::comma));
+  if (!expectClose(TokenKind::r_brace, open)) return std::nullopt;
+  return ctx_.copy(llvm::ArrayRef<StringRef>(names));
+}
+
 /// while := 'while' '(' expr ')' body
 Stmt* Parser::parseWhile() {
   SMLoc start = tok().loc;
@@ -602,19 +601,13 @@ Stmt* Parser::parseInthreads() {
 Stmt* Parser::parseApply() {
   SMLoc start = tok().loc;
   consume();
-  llvm::SmallVector<StringRef, 2> names;
+  llvm::ArrayRef<StringRef> names;
   if (tok().is(TokenKind::l_brace)) {
-    Token open = consume();
-    do {
-      if (tok().isNot(TokenKind::identifier)) {
-        expect(TokenKind::identifier, "an index name");
-        return nullptr;
-      }
-      names.push_back(consume().text);
-    } while (consumeIf(TokenKind::comma));
-    if (!expectClose(TokenKind::r_brace, open)) return nullptr;
+    std::optional<llvm::ArrayRef<StringRef>> tuple = parseNameTuple("an index name");
+    if (!tuple) return nullptr;
+    names = *tuple;
   } else if (tok().is(TokenKind::identifier)) {
-    names.push_back(consume().text);
+    names = ctx_.copy(llvm::ArrayRef<StringRef>(consume().text));
   } else {
     expect(TokenKind::l_brace, "`{` and the index names");
     return nullptr;
@@ -623,7 +616,7 @@ Stmt* Parser::parseApply() {
   Expr* source = parseExpr();
   if (!source) return nullptr;
   Stmt* body = parseBody();
-  return ctx_.create<ApplyStmt>(rangeFrom(start), ctx_.copy(llvm::ArrayRef<StringRef>(names)), source, body);
+  return ctx_.create<ApplyStmt>(rangeFrom(start), names, source, body);
 }
 
 /// dma := [IDENT '='] ('dma'|'tma') op [config] {mod} view {mod} '=>' (view | storage) ['after' exprs]

@@ -172,6 +172,30 @@ class Parser {
   bool inSizeOf_ = false;
   /// Inside `<...>` argument lists `>` ends the list.
   bool inAngle_ = false;
+
+  /// Inside brackets (`(...)`, `[...]`, `{...}`) neither `|` nor `>` ends
+  /// an enclosing `|...|` or `<...>`: this guard clears both for its
+  /// lifetime and restores them after.
+  class BracketScope {
+   public:
+    explicit BracketScope(Parser& p) : p_(p), sizeOf_(p.inSizeOf_), angle_(p.inAngle_) {
+      p.inSizeOf_ = p.inAngle_ = false;
+    }
+    ~BracketScope() {
+      p_.inSizeOf_ = sizeOf_;
+      p_.inAngle_ = angle_;
+    }
+    BracketScope(const BracketScope&) = delete;
+    BracketScope& operator=(const BracketScope&) = delete;
+
+   private:
+    Parser& p_;
+    bool sizeOf_;
+    bool angle_;
+  };
+
+  /// `'{' IDENT {',' IDENT} '}'`: the names of a tuple binding.
+  std::optional<llvm::ArrayRef<llvm::StringRef>> parseNameTuple(llvm::StringRef what);
 };
 
 }  // namespace croqc
