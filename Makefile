@@ -8,6 +8,7 @@
 #   make build   configure (CMake + Ninja, clang) into build/ and build
 #   make deps    install the Debian packages that are missing (apt-get)
 #   make clean   remove build/
+#   make fuzz    fuzz the front end for FUZZ_SECONDS (60) in build-fuzz/ (utils/run-fuzzer)
 #
 # Variables: BUILD_DIR (default build), BUILD_TYPE (Release), JOBS (nproc),
 # TARGETS (what `make build` builds; default everything).
@@ -35,7 +36,7 @@ DEBIAN_PACKAGES := cmake ninja-build clang llvm-dev llvm-14-tools libfmt-dev lib
 DEMO_FILE := examples/hello/identity.co
 DEMO_ERRORS := examples/errors/diagnostics_tour.co
 
-.PHONY: help deps build test demo clean $(addprefix test-,$(TEST_SUITES))
+.PHONY: help deps build test demo clean fuzz $(addprefix test-,$(TEST_SUITES))
 
 help:
 	@echo "make demo    install what is missing, build, show croqc on the examples"
@@ -43,6 +44,7 @@ help:
 	@echo "make build   configure and build into $(BUILD_DIR)/"
 	@echo "make deps    install the missing Debian packages"
 	@echo "make clean   remove $(BUILD_DIR)/"
+	@echo "make fuzz    fuzz the front end for FUZZ_SECONDS (default 60) in build-fuzz/"
 
 # apt-get runs only if a package is missing, `apt-get update` only then too,
 # and sudo only when not root.
@@ -110,6 +112,12 @@ demo:
 	echo "demo: done. This version of croqc checks .co files and prints every stage of its"; \
 	echo "front end (-E, --emit=tokens, --emit=ast, --emit=sema). Running kernels needs CUDA code"; \
 	echo "generation, which is not in this version yet, so no kernel was compiled or run."
+
+# libFuzzer with ASan and UBSan over preprocess, lex, parse and sema; keeps
+# every crashing input in test/fuzz/regressions/ and replays them all.
+FUZZ_SECONDS ?= 60
+fuzz:
+	JOBS=$(JOBS) utils/run-fuzzer $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -163,7 +163,7 @@ class CommandLineParser {
 
  private:
   void declareOptions();
-  std::vector<std::string> rewriteCroqtileSpellings(llvm::ArrayRef<std::string> args) const;
+  std::vector<std::string> rewriteCroqtileSpellings(llvm::ArrayRef<std::string> args);
   void reportUnknownArgument(const std::string& arg);
   void collectMacros();
   void chooseAction();
@@ -274,11 +274,17 @@ void CommandLineParser::declareOptions() {
   for (const Alias& alias : kAliases) suggestions_.push_back(alias.croqtile);
 }
 
-std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::ArrayRef<std::string> args) const {
+std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::ArrayRef<std::string> args) {
   auto isLongName = [&](llvm::StringRef name) {
     return llvm::any_of(app_.get_options(), [&](const CLI::Option* opt) {
       return llvm::is_contained(opt->get_lnames(), name.str());
     });
+  };
+  // A short option without a value (`-E`, `-c`, `-v`); the value-taking
+  // ones (`-o FILE`, `-DNAME`) may have their value attached.
+  auto isFlag = [&](llvm::StringRef name) {
+    const CLI::Option* opt = app_.get_option_no_throw(name.str());
+    return opt && opt->get_type_name().empty();
   };
   std::vector<std::string> out;
   bool afterDashDash = false;
@@ -298,6 +304,9 @@ std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::Array
     } else if (name.size() > 2 && isLongName(name.drop_front())) {
       // `-arch=`, `-Werror`, `-emit=ast`: clang-style single-dash long options.
       out.push_back("-" + arg);
+    } else if (a.size() > 2 && isFlag(a.take_front(2))) {
+      // Like clang, no bundling of flags: `-verfy` is a misspelling, not `-v -erfy`.
+      reportUnknownArgument(arg);
     } else {
       out.push_back(arg);
     }

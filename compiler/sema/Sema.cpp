@@ -15,6 +15,31 @@ using namespace ast;
 using llvm::SMRange;
 using llvm::StringRef;
 
+namespace {
+
+/// The first name in `e` that refers to a mutable value (spec 5.2: mdspans
+/// and ituples cannot be initialised from mutable values).
+const NameExpr* findMutableName(const SemaResult& result, const Expr* e) {
+  if (!e) return nullptr;
+  if (const auto* n = llvm::dyn_cast<NameExpr>(e)) {
+    const Symbol* s = result.references.lookup(n);
+    return s && s->isMutable ? n : nullptr;
+  }
+  llvm::SmallVector<const Expr*, 4> children;
+  if (const auto* u = llvm::dyn_cast<UnaryExpr>(e)) children.push_back(u->operand);
+  else if (const auto* b = llvm::dyn_cast<BinaryExpr>(e)) children.append({b->lhs, b->rhs});
+  else if (const auto* c = llvm::dyn_cast<ConditionalExpr>(e)) children.append({c->cond, c->then, c->otherwise});
+  else if (const auto* t = llvm::dyn_cast<ItupleExpr>(e)) children.append(t->elements.begin(), t->elements.end());
+  else if (const auto* m = llvm::dyn_cast<MdspanExpr>(e)) children.append(m->dims.begin(), m->dims.end());
+  else if (const auto* x = llvm::dyn_cast<CastExpr>(e)) children.push_back(x->operand);
+  else if (const auto* call = llvm::dyn_cast<CallExpr>(e)) children.append(call->args.begin(), call->args.end());
+  for (const Expr* c : children)
+    if (const NameExpr* found = findMutableName(result, c)) return found;
+  return nullptr;
+}
+
+}  // namespace
+
 std::unique_ptr<SemaResult> analyze(const Program& program, const SemaOptions& options, DiagnosticEngine& diags) {
   auto result = std::make_unique<SemaResult>();
   Checker(*result, options, diags).run(program);
@@ -38,6 +63,10 @@ void Checker::run(const Program& program) {
   pushScope(ScopeKind::File, "");
   for (const Node* item : program.items) {
     if (diags_.shouldStop()) break;
+    if (const auto* host = llvm::dyn_cast<HostCode>(item)) {
+      noteIntrinsicPragmas(host->text);
+      continue;
+    }
     if (const auto* dev = llvm::dyn_cast<DeviceCode>(item)) {
       if (!dev->name.empty() && !lookupLocal(dev->name)) {
         Symbol* s = result_.newSymbol();
@@ -53,6 +82,18 @@ void Checker::run(const Program& program) {
     if (const auto* fn = llvm::dyn_cast<CoFunction>(item)) checkFunction(*fn);
   }
   popScope();
+}
+
+void Checker::noteIntrinsicPragmas(StringRef text) {
+  llvm::SmallVector<StringRef, 16> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines) {
+    llvm::SmallVector<StringRef, 5> words;
+    line.split(words, ' ', -1, false);
+    if (words.size() == 5 && words[0] == "#pragma" && words[1] == "croq" && words[2] == "intrinsic" &&
+        words[3] == "prefix")
+      intrinsicPrefixes_.push_back(words[4].trim().str());
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -248,8 +289,8 @@ void Checker::checkBody(const Stmt* s, ScopeKind kind, StringRef label) {
 void Checker::checkStmt(const Stmt* s) {
   switch (s->kind()) {
     case NodeKind::CompoundStmt: checkBody(s, ScopeKind::Block, "block"); return;
-    case NodeKind::NullStmt:
-    case NodeKind::DirectiveStmt: return;
+    case NodeKind::NullStmt: return;
+    case NodeKind::DirectiveStmt: noteIntrinsicPragmas(llvm::cast<DirectiveStmt>(s)->text); return;
     case NodeKind::ExprStmt: {
       const Expr* e = llvm::cast<ExprStmt>(s)->expr;
       if (const auto* call = llvm::dyn_cast<CallExpr>(e); call && call->viaCallKeyword && parallels_.empty())
@@ -403,6 +444,11 @@ void Checker::checkAssign(const AssignStmt* a) {
 void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
   Type value = check(a->value);
   if (value.kind == TypeKind::Void) value = Type::error();
+  if (value.kind == TypeKind::Ituple || value.kind == TypeKind::Mdspan) {
+    if (const NameExpr* m = findMutableName(result_, a->value))
+      report(m->range(), DiagKind::err_immutable_from_mutable, value.kind == TypeKind::Ituple ? "ituple" : "mdspan",
+             name->name, m->name);
+  }
   Symbol* s = declare(name->name, name->loc(), Symbol::Kind::Variable, value, false);
   if (value.kind == TypeKind::Int || value.kind == TypeKind::Bounded) s->value = valueOf(a->value);
   result_.references[name] = s;
@@ -617,6 +663,8 @@ void Checker::checkMdspanDecl(const MdspanDeclStmt* d) {
   }
   if (d->rank && !t.isError() && *d->rank != t.rank())
     report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "mdspan", *d->rank, t.rank());
+  if (const NameExpr* m = t.isError() ? nullptr : findMutableName(result_, d->init))
+    report(m->range(), DiagKind::err_immutable_from_mutable, "mdspan", d->name, m->name);
   Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
   result_.declarations[d].push_back(s);
 }
@@ -637,6 +685,8 @@ void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
   }
   if (d->rank && !t.isError() && *d->rank != t.values.size())
     report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "ituple", *d->rank, t.values.size());
+  if (const NameExpr* m = t.isError() ? nullptr : findMutableName(result_, d->init))
+    report(m->range(), DiagKind::err_immutable_from_mutable, "ituple", d->name, m->name);
   Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
   result_.declarations[d].push_back(s);
 }
@@ -679,6 +729,7 @@ void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind) {
   }
   Type t = Type::simple(extents->size() == 1 ? TypeKind::Bounded : TypeKind::BoundedTuple);
   t.shape = *extents;
+  t.rankOneTuple = t.kind == TypeKind::Bounded;
   Symbol* s = declare(b.name, b.range.Start, kind, t, false);
   if (t.kind == TypeKind::Bounded) {
     s->value = sym().boundedSymbol(s->qualifiedName, 0, (*extents)[0]);
@@ -733,11 +784,21 @@ void Checker::checkForeach(const ForeachStmt* f) {
       alias->value = v->value;
     }
   }
+  // The trip count of the innermost loop, when no range changes it.
+  std::optional<std::int64_t> trip;
+  if (!f->bindings.empty() && !f->bindings.back().hasRange) {
+    const IterBinding& inner = f->bindings.back();
+    const Symbol* v = lookup(inner.elements.empty() ? inner.name : inner.elements.back());
+    if (v && (v->type.kind == TypeKind::Bounded || v->type.kind == TypeKind::BoundedTuple) && !v->type.shape.empty())
+      trip = sym::constantValue(v->type.shape.back());
+  }
   for (const LoopSuffix& sfx : f->suffixes) {
     if (!sfx.factor) continue;
     std::optional<std::int64_t> factor = constantOf(sfx.factor);
     if (sfx.kind == TokenKind::kw_unroll && (!factor || *factor <= 0))
       report(sfx.factor->range(), DiagKind::err_unroll_factor, exprText(sfx.factor));
+    else if (sfx.kind == TokenKind::kw_unroll && trip && *factor > *trip)
+      diags_.report(sfx.factor->loc(), DiagKind::warn_unroll_exceeds_trip, *factor, *trip).range(sfx.factor->range());
     if (sfx.kind == TokenKind::kw_vectorize && !lookup(sfx.var))
       diags_.report(sfx.range.Start, DiagKind::err_undeclared, sfx.var).range(sfx.range);
   }
@@ -751,7 +812,13 @@ void Checker::checkForeach(const ForeachStmt* f) {
 void Checker::checkApply(const ApplyStmt* s) {
   Type source = check(s->source);
   SymList shape;
-  if (source.kind == TypeKind::Mdspan) {
+  // `apply ... in x.span` walks the elements a thread owns: `x` must be a
+  // fragment or an accumulator.
+  const auto* member = llvm::dyn_cast<MemberExpr>(s->source);
+  Type owner = member && member->member == TokenKind::m_span ? check(member->base) : Type::error();
+  if (member && !owner.isError() && owner.kind != TypeKind::Fragment && owner.kind != TypeKind::Accumulator) {
+    report(s->source->range(), DiagKind::err_apply_source, exprText(member->base), describe(owner));
+  } else if (source.kind == TypeKind::Mdspan) {
     shape = source.shape;
   } else if (!source.isError()) {
     report(s->source->range(), DiagKind::err_apply_source, exprText(s->source), describe(source));

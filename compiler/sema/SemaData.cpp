@@ -147,7 +147,7 @@ void Checker::checkDma(const DmaStmt* d) {
         if (eq != Truth::True) allEqual = false;
         if (sym().proveLT(dst.shape[i], produced[i]) == Truth::True) {
           report(d->range(), DiagKind::err_dma_shape_mismatch, printShape(dst.shape), printShape(produced), i);
-          allEqual = false;
+          allEqual = larger = false;
           break;
         }
         if (sym().proveGT(dst.shape[i], produced[i]) == Truth::True) larger = true;
@@ -274,6 +274,7 @@ void Checker::checkTrigger(const TriggerStmt* t) {
     FutureState& st = futures_[s];
     if (!st.tma || !st.async) {
       report(e->range(), DiagKind::err_trigger_after_dma, exprText(e));
+      st.waited = true;  // reported once, not again as never waited
       continue;
     }
     // The event now owns the copy's completion.

@@ -477,7 +477,8 @@ Type Checker::checkMember(const MemberExpr* m) {
           const Symbol* s = result_.references.lookup(name);
           auto it = s ? futures_.find(s) : futures_.end();
           if (it != futures_.end() && it->second.async && !it->second.waited && loopDepth_ == 0)
-            report(m->range(), DiagKind::err_data_before_wait, name->name);
+            report(m->range(), DiagKind::err_data_before_wait, name->name)
+                .note(it->second.boundAt, DiagKind::note_bound_here, name->name);
         }
         Type t = base;
         t.kind = TypeKind::Data;
@@ -498,7 +499,34 @@ Type Checker::checkElementOf(const ElementOfExpr* e) {
   if (base.isError()) return base;
   // Ituple sugar `t {(0), 2}`.
   if (e->args.size() == 1 && llvm::isa<ItupleExpr>(e->args[0])) return check(e->args[0]);
-  if (base.kind == TypeKind::Opaque && llvm::isa<NameExpr>(e->base)) return Type::simple(TypeKind::Opaque);
+  if (base.kind == TypeKind::Opaque && llvm::isa<NameExpr>(e->base)) {
+    // A `__device__` function is called with `call`, unless an intrinsic
+    // pragma registered its name (spec 16.1, 16.3).
+    const Symbol* callee = result_.references.lookup(e->base);
+    StringRef name = llvm::cast<NameExpr>(e->base)->name;
+    if (callee && callee->kind == Symbol::Kind::Function &&
+        llvm::none_of(intrinsicPrefixes_, [&](const std::string& p) { return name.startswith(p); })) {
+      report(e->range(), DiagKind::err_not_a_call_target, name);
+      return Type::error();
+    }
+    return Type::simple(TypeKind::Opaque);
+  }
+  if (base.kind == TypeKind::Bounded && base.rankOneTuple && e->args.size() == 1 &&
+      !llvm::isa<RangeExpr>(e->args[0])) {
+    // `y(0)` of `with y in [512]`: the only element of a rank-1 bounded ituple.
+    std::optional<std::int64_t> index = constantOf(e->args[0]);
+    if (!index) {
+      report(e->args[0]->range(), DiagKind::err_element_of_non_constant, exprText(e->base), exprText(e->args[0]));
+      return Type::error();
+    }
+    if (*index != 0) {
+      report(e->args[0]->range(), DiagKind::err_element_of_out_of_range, *index, exprText(e->base), 1);
+      return Type::error();
+    }
+    Type t = base;
+    t.rankOneTuple = false;
+    return t;
+  }
   if (base.kind == TypeKind::Bounded) {
     // A range probe `y(-1)` (a value relative to the bound) or `y(lo:hi)`.
     Type t = base;

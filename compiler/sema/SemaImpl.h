@@ -163,6 +163,10 @@ class Checker {
   KernelInfo* kernel_ = nullptr;
   /// The innermost `parallel` that fixed the current kernel's threads per block.
   const ast::ParallelStmt* threadsLeaf_ = nullptr;
+  /// Name prefixes registered by `#pragma croq intrinsic prefix P` (spec
+  /// 16.3): bare calls of functions with these names need no `call`.
+  std::vector<std::string> intrinsicPrefixes_;
+  void noteIntrinsicPragmas(llvm::StringRef text);
   unsigned loopDepth_ = 0;
   unsigned inthreadsDepth_ = 0;
   /// The protocol state of every future of the current function: bound by

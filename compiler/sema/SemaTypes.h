@@ -85,6 +85,9 @@ struct Type {
   const struct Symbol* buffer = nullptr;
   /// Futures: made by an `.async` copy.
   bool async = false;
+  /// A Bounded value bound from a one-element shape (`with y in [512]`): it
+  /// is also a bounded ituple of rank 1, so `y(0)` is its only element.
+  bool rankOneTuple = false;
 
   static Type error() { return Type{}; }
   static Type simple(TypeKind k) {

@@ -117,6 +117,10 @@ Type Checker::checkMethod(const MethodExpr* m) {
 /// event array, `e.at(order)` (spec 14.5).
 Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
   if (base.kind == TypeKind::Event) {
+    if (base.arrayDims.size() != 1) {
+      report(m->range(), DiagKind::err_event_order_array, exprText(m->base), describe(base));
+      return Type::error();
+    }
     for (const Expr* a : m->args) intValue(a, "an event order");
     Type t = base;
     t.arrayDims.clear();
@@ -127,6 +131,8 @@ Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
     report(m->range(), DiagKind::err_member_not_applicable, ".at", describe(base), exprText(m->base));
     return Type::error();
   }
+  // An accumulator has no shape until an MMA uses it.
+  bool shapeKnown = !(base.kind == TypeKind::Accumulator && base.shape.empty());
   SymList indices;
   for (const Expr* a : m->args) {
     Type t = check(a);
@@ -140,11 +146,11 @@ Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
       return Type::error();
     }
   }
-  if (indices.size() != base.rank()) {
+  if (shapeKnown && indices.size() != base.rank()) {
     report(m->range(), DiagKind::err_element_access_rank, exprText(m->base), base.rank(), indices.size());
     return Type::error();
   }
-  for (size_t d = 0; d < indices.size(); ++d) {
+  for (size_t d = 0; shapeKnown && d < indices.size(); ++d) {
     if (sym().proveGE(indices[d], base.shape[d]) == Truth::True || sym().proveLT(indices[d], sym().constant(0)) == Truth::True)
       report(m->args.size() == indices.size() ? m->args[d]->range() : m->range(), DiagKind::err_element_index_out_of_bounds,
              d, exprText(m->base), sym::print(indices[d]), sym::print(base.shape[d]));

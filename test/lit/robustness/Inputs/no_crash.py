@@ -6,8 +6,9 @@
 
 The first form runs COMMAND once and passes its stdout and stderr through
 (both to stdout, so FileCheck sees the diagnostics). The second runs
-COMMAND once per file (every regular file of each DIR, sorted), with the
-file appended as the last argument, and prints one summary line.
+COMMAND once per file (every regular file of each DIR but a README.md,
+sorted), with the file appended as the last argument, and prints one
+summary line.
 
 A run fails, and this script exits 1 naming the input, if it:
   * does not finish within S seconds (default 60);
@@ -69,7 +70,7 @@ def main():
     for path in args.each:
         if os.path.isdir(path):
             files += sorted(os.path.join(path, name) for name in os.listdir(path)
-                            if os.path.isfile(os.path.join(path, name)))
+                            if os.path.isfile(os.path.join(path, name)) and name != "README.md")
         else:
             files.append(path)
     counts = {}
