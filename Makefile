@@ -28,7 +28,8 @@ JOBS ?= $(shell nproc)
 CROQC := $(BUILD_DIR)/tools/croqc/croqc
 LIT := python3 /usr/lib/llvm-14/build/utils/lit/lit.py
 RESULTS := $(BUILD_DIR)/test-results
-TEST_SUITES := unit lit
+TEST_SUITES := unit lit fuzz
+FUZZ_SECONDS ?= 60
 
 DEBIAN_PACKAGES := cmake ninja-build clang llvm-dev llvm-14-tools libfmt-dev libcli11-dev catch2 \
                    libclang-rt-14-dev zlib1g-dev libncurses-dev python3
@@ -82,6 +83,15 @@ test-unit:
 # File tests (lit + FileCheck) under test/lit; GPU tests are UNSUPPORTED without a GPU.
 test-lit:
 	$(LIT) -sv --param build_dir=$(BUILD_DIR) --xunit-xml-output=$(RESULTS)/lit.xml test/lit
+
+# libFuzzer over preprocess, lex, parse and sema for FUZZ_SECONDS (60), in an
+# ASan+UBSan build of its own, then a replay of test/fuzz/regressions/.
+test-fuzz:
+	@status=0; BUILD_DIR=$(BUILD_DIR)-fuzz utils/run-fuzzer $(FUZZ_SECONDS) || status=$$?; \
+	if [ $$status -eq 0 ]; then failure=''; else failure='<failure message="utils/run-fuzzer failed"/>'; fi; \
+	printf '<testsuite name="fuzz"><testcase classname="fuzz" name="fuzz_frontend %ss">%s</testcase></testsuite>\n' \
+	  "$(FUZZ_SECONDS)" "$$failure" > $(RESULTS)/fuzz.xml; \
+	exit $$status
 
 demo:
 	@$(MAKE) --no-print-directory deps

@@ -35,7 +35,7 @@ if command -v hyperfine >/dev/null; then
     "$croqc --stop-after=sema $arch $input"
 else
   python3 - "$runs" "$croqc" "$arch" "$input" <<'PY'
-import os, statistics, subprocess, sys, time
+import resource, statistics, subprocess, sys, time
 
 runs, croqc, arch, path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 for label, args in (("--emit=ast", ["--emit=ast"]), ("--stop-after=sema", ["--stop-after=sema"])):
@@ -44,13 +44,12 @@ for label, args in (("--emit=ast", ["--emit=ast"]), ("--stop-after=sema", ["--st
         subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
     wall, cpu = [], []
     for _ in range(runs):
-        before = os.times()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
         wall.append((time.perf_counter() - start) * 1000)
-        after = os.times()
-        cpu.append(((after.children_user - before.children_user) +
-                    (after.children_system - before.children_system)) * 1000)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000)
     print(f"croqc {label:<18} wall: median {statistics.median(wall):6.1f} ms, min {min(wall):6.1f} ms;"
           f"  cpu: median {statistics.median(cpu):6.1f} ms, min {min(cpu):6.1f} ms  ({runs} runs)")
 PY

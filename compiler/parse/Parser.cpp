@@ -194,9 +194,10 @@ Program* Parser::parseProgram() {
         if (CoFunction* fn = parseCoFunction()) items.push_back(fn);
         break;
       default:
-        // The lexer only produces `__co__` tokens after `__co__`; anything
-        // else here is left over from a function the parser gave up on.
-        if (!failed_) error(DiagKind::err_stray_in_host, describe(t));
+        // Not reached: the lexer starts every file in host mode and every
+        // path of parseCoFunction ends in skipToTopLevel(). Should a token be
+        // left over all the same, it is reported rather than dropped.
+        if (!failed_) error(DiagKind::err_expected, "host code or a `__co__` function", describe(t));
         skipToTopLevel();
         break;
     }

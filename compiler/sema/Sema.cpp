@@ -7,6 +7,7 @@
 #include <llvm/Support/SourceMgr.h>
 
 #include "sema/SemaImpl.h"
+#include "target/ElementTypes.h"
 #include "target/Target.h"
 
 namespace croqc::sema {
@@ -51,6 +52,7 @@ Checker::Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngin
   const target::TargetInfo* info = target::lookupTarget(options.arch);
   if (!info) info = target::lookupTarget("sm_86");
   target_.name = info->name.str();
+  target_.isGpu = info->isGpu;
   // The CPU target emulates every level and atom: check against sm_90a.
   if (!info->isGpu) info = target::lookupTarget("sm_90a");
   target_.smVersion = static_cast<int>(info->smVersion);
@@ -112,9 +114,21 @@ void Checker::pushScope(ScopeKind kind, StringRef label) {
     scope->qualifiedName = scope->parent->qualifiedName + "::" + name;
   }
   scopes_.push_back(std::move(scope));
+  if (kernel_) sharedByScope_.emplace_back();
 }
 
-void Checker::popScope() { scopes_.pop_back(); }
+void Checker::popScope() {
+  scopes_.pop_back();
+  if (!kernel_ || sharedByScope_.empty()) return;
+  std::int64_t peak = sharedByScope_.back().own + sharedByScope_.back().childPeak;
+  sharedByScope_.pop_back();
+  if (sharedByScope_.empty()) kernel_->sharedBytes = peak;
+  else sharedByScope_.back().childPeak = std::max(sharedByScope_.back().childPeak, peak);
+}
+
+void Checker::addSharedBytes(std::int64_t bytes) {
+  if (!sharedByScope_.empty()) sharedByScope_.back().own += bytes;
+}
 
 Symbol* Checker::lookup(StringRef name) const {
   for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
@@ -181,6 +195,11 @@ void Checker::checkFunction(const CoFunction& fn) {
     info.returnType = t;
   } else if (fn.returnType.kind == TypeRef::Kind::Void || fn.returnType.kind == TypeRef::Kind::Auto) {
     info.returnType = Type::simple(fn.returnType.kind == TypeRef::Kind::Void ? TypeKind::Void : TypeKind::Error);
+  } else if (!target_.isGpu && fn.returnType.kind != TypeRef::Kind::Stream) {
+    info.returnType = Type::simple(fn.returnType.kind == TypeRef::Kind::Int    ? TypeKind::Int
+                                   : fn.returnType.kind == TypeRef::Kind::Bool ? TypeKind::Bool
+                                                                               : TypeKind::Element);
+    info.returnType.elem = fn.returnType.elem;
   } else {
     report(fn.returnType.range, DiagKind::err_return_type,
            fn.returnType.kind == TypeRef::Kind::Stream ? "a stream" : "a scalar");
@@ -444,6 +463,18 @@ void Checker::checkAssign(const AssignStmt* a) {
 void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
   Type value = check(a->value);
   if (value.kind == TypeKind::Void) value = Type::error();
+  // Spec 17.3: "pointer variables are not supported", "string variables are
+  // not supported yet".
+  const auto* address = llvm::dyn_cast<UnaryExpr>(a->value);
+  if (address && address->op == TokenKind::amp) {
+    report(a->value->range(), DiagKind::err_unsupported_variable, name->name, "an address",
+           "pass `&x.at(i)` to `call` directly");
+    value = Type::error();
+  } else if (value.kind == TypeKind::String) {
+    report(a->value->range(), DiagKind::err_unsupported_variable, name->name, "a string",
+           "strings are arguments of `print`, `assert` and `__cpp__`");
+    value = Type::error();
+  }
   if (value.kind == TypeKind::Ituple || value.kind == TypeKind::Mdspan) {
     if (const NameExpr* m = findMutableName(result_, a->value))
       report(m->range(), DiagKind::err_immutable_from_mutable, value.kind == TypeKind::Ituple ? "ituple" : "mdspan",
@@ -608,17 +639,7 @@ void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
         std::optional<std::int64_t> c = sym::constantValue(e);
         if (c) bytes *= *c;
       }
-      if (known) {
-        int elemBytes = 4;
-        switch (d->elem) {
-          case TokenKind::ty_f16: case TokenKind::ty_bf16: case TokenKind::ty_s16: case TokenKind::ty_u16: elemBytes = 2; break;
-          case TokenKind::ty_f64: case TokenKind::ty_s64: case TokenKind::ty_u64: elemBytes = 8; break;
-          case TokenKind::ty_u8: case TokenKind::ty_s8: case TokenKind::ty_f8: case TokenKind::ty_f8_e4m3:
-          case TokenKind::ty_f8_e5m2: elemBytes = 1; break;
-          default: break;
-        }
-        kernel_->sharedBytes += bytes * elemBytes;
-      }
+      if (known) addSharedBytes(bytes * target::elementBytes(d->elem));
     }
   }
 }
@@ -852,10 +873,18 @@ void Checker::checkReturn(const ReturnStmt* r) {
   Type t = check(r->value);
   if (t.isError()) return;
   sawReturnValue_ = true;
-  // A scalar or stream return type was reported at the declaration.
+  // A scalar or stream return type was reported at the declaration, except
+  // for a scalar on the CPU target.
   if (declared.kind != TypeRef::Kind::Spanned && declared.kind != TypeRef::Kind::Void &&
-      declared.kind != TypeRef::Kind::Auto)
+      declared.kind != TypeRef::Kind::Auto) {
+    const Type& want = function_->returnType;
+    bool scalar = t.isIntegral() || t.kind == TypeKind::Bool || t.kind == TypeKind::Element;
+    if (!want.isError() && !scalar)
+      report(r->value->range(), DiagKind::err_return_mismatch, printType(t), printType(want));
+    else if (want.kind == TypeKind::Element)
+      checkConversion(t, want.elem, r->value->range());
     return;
+  }
   if (t.kind != TypeKind::Data || t.view || t.storage == Storage::Shared || t.storage == Storage::Local) {
     report(r->value->range(), DiagKind::err_return_type, describe(t));
     return;

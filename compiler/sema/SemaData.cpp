@@ -5,6 +5,7 @@
 #include <llvm/ADT/STLExtras.h>
 
 #include "sema/SemaImpl.h"
+#include "target/ElementTypes.h"
 #include "target/Target.h"
 
 namespace croqc::sema {
@@ -124,8 +125,7 @@ void Checker::checkDma(const DmaStmt* d) {
     if (kernel_ && d->destStorage == Storage::Shared && !src.isError()) {
       std::int64_t count = 1;
       for (const SymExpr* e : produced) count *= sym::constantValue(e).value_or(0);
-      int bytes = src.elem == TokenKind::ty_f16 || src.elem == TokenKind::ty_bf16 ? 2 : src.elem == TokenKind::ty_f64 ? 8 : 4;
-      kernel_->sharedBytes += count * bytes;
+      addSharedBytes(count * target::elementBytes(src.elem));
     }
   } else {
     dst = check(d->dest);
@@ -210,20 +210,24 @@ void Checker::checkDma(const DmaStmt* d) {
   FutureState& st = futures_[s];
   if (st.async && !st.waited && !st.placeholder && st.boundAt.isValid() && st.boundAt != d->loc() && loopDepth_ == 0)
     diags_.report(st.boundAt, DiagKind::err_future_not_waited, d->future);
+  // A re-bound future stays in the scope that declared it (spec 12.7).
+  const Scope* declaredIn = st.scope ? st.scope : scopes_.back().get();
   st = FutureState{};
   st.async = d->isAsync && !d->asyncEvent;
   st.tma = isTma;
   st.boundAt = d->loc();
-  st.scope = scopes_.back().get();
+  st.scope = declaredIn;
 }
 
 void Checker::checkWait(const WaitStmt* w) {
+  bool warned = false;  // one warning per statement, like `trigger`
   for (const Expr* target : w->targets) {
     Type t = check(target);
     if (t.isError()) continue;
     if (t.kind == TypeKind::Event || t.kind == TypeKind::MmaFuture) {
-      if (t.kind == TypeKind::Event && inthreadsDepth_ == 0 && !parallels_.empty())
+      if (t.kind == TypeKind::Event && inthreadsDepth_ == 0 && !parallels_.empty() && !warned)
         diags_.report(w->loc(), DiagKind::warn_event_outside_inthreads, "wait").range(w->range());
+      warned = warned || t.kind == TypeKind::Event;
       continue;
     }
     if (t.kind != TypeKind::Future) {
@@ -275,6 +279,11 @@ void Checker::checkTrigger(const TriggerStmt* t) {
     if (!st.tma || !st.async) {
       report(e->range(), DiagKind::err_trigger_after_dma, exprText(e));
       st.waited = true;  // reported once, not again as never waited
+      continue;
+    }
+    // Spec 14.2: binding the copy to an event consumes it like a `wait`.
+    if (st.waited && loopDepth_ == 0) {
+      report(e->range(), DiagKind::err_wait_twice, exprText(e)).note(st.waitedAt, DiagKind::note_waited_here);
       continue;
     }
     // The event now owns the copy's completion.

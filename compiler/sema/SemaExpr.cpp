@@ -401,6 +401,10 @@ Type Checker::checkBinary(const BinaryExpr* b) {
   t.elem = promote(lhs.kind == TypeKind::Element ? lhs.elem : TokenKind::eof,
                    rhs.kind == TypeKind::Element ? rhs.elem : TokenKind::eof);
   if (t.elem == TokenKind::eof) t = Type::simple(TypeKind::Opaque);
+  // Arithmetic on literals (`-2.5f + -inf`) is a literal too: no conversion
+  // warning when it initialises a narrower element.
+  auto literal = [](const Type& x) { return x.values.size() == 1 && sym::isConstant(x.values[0]); };
+  if (t.kind == TypeKind::Element && literal(lhs) && literal(rhs)) t.values = {sym().constant(0)};
   return t;
 }
 
@@ -666,6 +670,13 @@ Type Checker::checkCall(const CallExpr* c) {
       report(c->range(), DiagKind::err_builtin_arity, name, 2, c->args.size());
       return Type::error();
     }
+    // Spec 12.8: a constant selector picks one of the choices.
+    std::optional<std::int64_t> index = constantOf(c->args[0]);
+    auto choices = static_cast<std::int64_t>(c->args.size() - 1);
+    if (index && (*index < 0 || *index >= choices)) {
+      report(c->args[0]->range(), DiagKind::err_element_of_out_of_range, *index, "select", choices);
+      return Type::error();
+    }
     return args[1];
   }
   if (name == "__min" || name == "__max") {
@@ -707,6 +718,16 @@ Type Checker::checkCall(const CallExpr* c) {
     unsigned want = name == "__atomic_cas" ? 3 : 2;
     if (!arity(want)) return Type::error();
     if (parallels_.empty()) report(c->range(), DiagKind::err_device_only_statement, "an atomic operation");
+    // Spec 15.3: the target is an element of shared or global data.
+    const auto* at = llvm::dyn_cast<MethodExpr>(c->args[0]);
+    const Type* base = at && at->method == TokenKind::m_at ? result_.typeOf(at->base) : nullptr;
+    bool shared = base && (base->kind == TypeKind::Data || base->kind == TypeKind::Future) &&
+                  base->storage != Storage::Local;
+    if (!shared) {
+      report(c->args[0]->range(), DiagKind::err_atomic_target, name, exprText(c->args[0]),
+             base ? describe(*base) : describe(args[0]));
+      return Type::error();
+    }
     return args[0];
   }
   if (name == "__bar_arrive" || name == "__bar_sync") {

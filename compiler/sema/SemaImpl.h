@@ -24,6 +24,9 @@ struct TargetLimits {
   std::int64_t maxThreadsPerCta = 1024;
   std::int64_t maxSharedBytes = 101376;
   bool hasWarpgroups = false;
+  /// The CPU target runs `__co__` functions on the host: they may return
+  /// scalars (spec 2.2).
+  bool isGpu = true;
 };
 
 class Checker {
@@ -194,9 +197,16 @@ class Checker {
   };
   llvm::DenseMap<const Symbol*, SwizzleUse> bufferSwizzles_;
 
-  /// Shared bytes declared in the current kernel, by scope depth, for the
-  /// capacity check (buffers in sibling scopes reuse storage).
-  std::vector<std::int64_t> sharedByDepth_;
+  /// Shared bytes of the current kernel, per open scope, for the capacity
+  /// check: a scope's buffers live as long as the scope, and sibling scopes
+  /// reuse each other's storage, so a scope needs its own bytes plus the
+  /// largest need of its children.
+  struct SharedUse {
+    std::int64_t own = 0;
+    std::int64_t childPeak = 0;
+  };
+  std::vector<SharedUse> sharedByScope_;
+  void addSharedBytes(std::int64_t bytes);
 };
 
 }  // namespace croqc::sema

@@ -89,10 +89,34 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   Type b = check(s->b);
   for (const Expr* e : s->extra) check(e);
   if (acc.isError() || a.isError() || b.isError()) return;
-  // The cooperating unit is the innermost enclosing level.
-  ParallelLevel unit = ParallelLevel::None;
+  // Spec 17.3: the 2:4 metadata of a sparse MMA is a register fragment.
+  if (s->sparse && !s->extra.empty()) {
+    Type meta = check(s->extra[0]);
+    if (!meta.isError() && meta.kind != TypeKind::Fragment) {
+      report(s->extra[0]->range(), DiagKind::err_mma_sparse_metadata, exprText(s->extra[0]), describe(meta));
+      return;
+    }
+  }
+  // The cooperating unit is the innermost enclosing level, except that a
+  // `thread` level spanning a whole warp or warpgroup just below it (spec
+  // 8.2, 14.4: `parallel wg by 2 : group-4, t by 128 : thread`) leaves the
+  // MMA to that warp or warpgroup.
+  ParallelLevel unit = ParallelLevel::None, outer = ParallelLevel::None;
   for (const ParallelFrame& f : parallels_)
-    for (ParallelLevel l : f.levels) unit = l;
+    for (ParallelLevel l : f.levels) {
+      outer = unit;
+      unit = l;
+    }
+  if (unit == ParallelLevel::Thread && (outer == ParallelLevel::Group || outer == ParallelLevel::Group4) && kernel_) {
+    std::optional<std::int64_t> threads;
+    for (const ParallelLevelInfo& l : kernel_->levels) {
+      bool onPath = llvm::any_of(parallels_, [&](const ParallelFrame& f) { return f.stmt == l.stmt; });
+      if (!onPath || l.level != ParallelLevel::Thread) continue;
+      threads = 1;
+      for (const SymExpr* e : l.extents) threads = *threads * sym::constantValue(e).value_or(0);
+    }
+    if (threads == (outer == ParallelLevel::Group ? 32 : 128)) unit = outer;
+  }
   if (unit != ParallelLevel::Group && unit != ParallelLevel::Group4) {
     report(s->range(), DiagKind::err_mma_scope,
            unit == ParallelLevel::None ? std::string("host code") : "`" + parallelLevelName(unit).str() + "`");

@@ -15,14 +15,7 @@ import re
 import sys
 
 FILES = ("Lex.def", "Parse.def", "Preprocess.def")
-UNREACHABLE = {
-    # Parser::parseProgram reports it for a `__co__` token at file scope that
-    # no `__co__` function consumed, but every path of parseCoFunction ends
-    # in skipToTopLevel(), which stops only at the end of the file, host
-    # text or the next `__co__`, and the lexer starts every file in host
-    # mode: the default branch of parseProgram is never taken.
-    "err_stray_in_host",
-}
+UNREACHABLE = set()
 DIAG_RE = re.compile(r"^DIAG\((\w+),", re.M)
 KIND_RE = re.compile(r"(?://|#)\s*Kind:\s*(.*)$")
 CONT_RE = re.compile(r"^\s*(?://|#)\s+(.*)$")
