@@ -132,27 +132,16 @@ void Preprocessor::scanText() {
       cur_ = p;
       continue;
     }
-    const char c = *cur_;
-    if (c == '\n') {
-      ++cur_;
-      atLineStart_ = true;
-    } else if (scan::isHorizontalSpace(c)) {
-      ++cur_;
-    } else if (c == '/' && cur_ + 1 < end_ && cur_[1] == '*') {
-      cur_ = scan::skipBlockComment(cur_, end_);
-    } else if (c == '/' && cur_ + 1 < end_ && cur_[1] == '/') {
-      cur_ = scan::skipLineComment(cur_, end_);
-    } else {
-      const char* start = cur_;
-      PPTokenKind kind;
-      cur_ = scan::scanLexeme(cur_, end_, kind);
-      if (kind != PPTokenKind::Identifier || macros_.empty()) continue;
-      Macro* macro = macros_.lookup(llvm::StringRef(start, static_cast<size_t>(cur_ - start)));
-      if (!macro || (macro->functionLike && !peekSourceLParen())) continue;
-      appendVerbatim(run, start);
-      expandFromSource(start);
-      run = cur_;
-    }
+    if (skipTrivia()) continue;
+    const char* start = cur_;
+    PPTokenKind kind;
+    cur_ = scan::scanLexeme(cur_, end_, kind);
+    if (kind != PPTokenKind::Identifier || macros_.empty()) continue;
+    Macro* macro = macros_.lookup(llvm::StringRef(start, static_cast<size_t>(cur_ - start)));
+    if (!macro || (macro->functionLike && !peekSourceLParen())) continue;
+    appendVerbatim(run, start);
+    expandFromSource(start);
+    run = cur_;
   }
   appendVerbatim(run, cur_);
 }
@@ -185,28 +174,38 @@ bool Preprocessor::nextSourceToken(PPToken& tok) {
         cur_ = p;
       continue;
     }
-    const char c = *cur_;
-    if (c == '\n') {
-      ++cur_;
-      atLineStart_ = true;
-    } else if (scan::isHorizontalSpace(c)) {
-      ++cur_;
-    } else if (c == '/' && cur_ + 1 < end_ && cur_[1] == '*') {
-      cur_ = scan::skipBlockComment(cur_, end_);
-    } else if (c == '/' && cur_ + 1 < end_ && cur_[1] == '/') {
-      cur_ = scan::skipLineComment(cur_, end_);
-    } else {
-      tok = PPToken();
-      const char* q = scan::scanLexeme(cur_, end_, tok.kind);
-      tok.text = llvm::StringRef(cur_, static_cast<size_t>(q - cur_));
-      tok.loc = cur_;
-      tok.leadingSpace = space;
-      cur_ = q;
-      return true;
+    if (skipTrivia()) {
+      space = true;
+      continue;
     }
-    space = true;
+    tok = PPToken();
+    const char* q = scan::scanLexeme(cur_, end_, tok.kind);
+    tok.text = llvm::StringRef(cur_, static_cast<size_t>(q - cur_));
+    tok.loc = cur_;
+    tok.leadingSpace = space;
+    cur_ = q;
+    return true;
   }
   return false;
+}
+
+/// Steps over one newline, blank or comment at `cur_` (a newline starts a
+/// line); returns false when `cur_` starts a lexeme instead.
+bool Preprocessor::skipTrivia() {
+  const char c = *cur_;
+  if (c == '\n') {
+    ++cur_;
+    atLineStart_ = true;
+  } else if (scan::isHorizontalSpace(c)) {
+    ++cur_;
+  } else if (c == '/' && cur_ + 1 < end_ && cur_[1] == '*') {
+    cur_ = scan::skipBlockComment(cur_, end_);
+  } else if (c == '/' && cur_ + 1 < end_ && cur_[1] == '/') {
+    cur_ = scan::skipLineComment(cur_, end_);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 bool Preprocessor::peekSourceLParen() const {

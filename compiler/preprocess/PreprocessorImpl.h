@@ -83,6 +83,7 @@ class Preprocessor {
   /// The next token of the source for a macro call's arguments; directives
   /// met on the way are run.
   bool nextSourceToken(PPToken& tok);
+  bool skipTrivia();
   /// Whether the next source token is `(`; a directive line on the way
   /// means it is not.
   bool peekSourceLParen() const;
