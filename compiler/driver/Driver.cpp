@@ -16,6 +16,8 @@
 #include "driver/Options.h"
 #include "driver/OutputFile.h"
 #include "driver/Pipeline.h"
+#include "driver/Nvcc.h"
+#include <llvm/Support/Path.h>
 
 namespace croqc::driver {
 namespace {
@@ -33,18 +35,25 @@ const Pass* passProducing(Action action) {
     case Action::EmitTokens: return findPass("lex");
     case Action::EmitAST: return findPass("parse");
     case Action::EmitSema: return findPass("sema");
+    case Action::EmitKir: return findPass("lower");
     case Action::Executable:
     case Action::Object:
     case Action::Assembly:
-    case Action::EmitCuda: return nullptr;
+    case Action::EmitCuda: return findPass("codegen");
   }
   return nullptr;
 }
 
-/// What the user asked for, as the error about missing code generation says it.
-std::string describeCodegenAction(const Options& opts) {
-  if (opts.action == Action::Executable) return "compiling to an executable";
-  return "`" + opts.actionSpelling + "`";
+/// The default output of `-S`, `-c` and executables: next to nothing, in
+/// the current directory, named after the input.
+std::string defaultOutput(const Options& opts) {
+  llvm::StringRef stem = opts.input == "-" ? "a" : llvm::sys::path::stem(opts.input);
+  switch (opts.action) {
+    case Action::Assembly: return (stem + ".cu").str();
+    case Action::Object: return (stem + ".o").str();
+    case Action::Executable: return "a.out";
+    default: return "";
+  }
 }
 
 size_t passIndex(const Pass* pass) { return static_cast<size_t>(pass - passPipeline().data()); }
@@ -54,7 +63,8 @@ size_t passIndex(const Pass* pass) { return static_cast<size_t>(pass - passPipel
 /// an error.
 std::optional<const Pass*> choosePasses(const Options& opts, const Pass* outputPass, DiagnosticEngine& diags) {
   const Pass* stop = opts.stopAfter.empty() ? nullptr : findPass(opts.stopAfter);
-  if (stop && outputPass && passIndex(stop) < passIndex(outputPass)) {
+  // The default action with `--stop-after` only checks the file.
+  if (stop && outputPass && passIndex(stop) < passIndex(outputPass) && opts.action != Action::Executable) {
     diags.report({}, DiagKind::err_stop_before_output, stop->name, outputPass->name, opts.actionSpelling);
     return std::nullopt;
   }
@@ -179,11 +189,20 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
     case PipelineResult::Success: break;
   }
 
-  if (!outputPass) {
-    // The pipeline ends at the front end for now; `--stop-after` asked for no more.
-    if (!opts.stopAfter.empty()) return finish(ExitSuccess);
-    diags.report({}, DiagKind::err_codegen_unavailable, describeCodegenAction(opts), targetName(opts.target));
-    return finish(ExitUserError);
+  // `--stop-after` before the pass that makes the output: only checked.
+  if (*last && outputPass && passIndex(*last) < passIndex(outputPass)) return finish(ExitSuccess);
+  if (opts.action == Action::Executable || opts.action == Action::Object) {
+    std::string out = writesToStdout(opts) ? defaultOutput(opts) : opts.output;
+    if (!compileWithNvcc(opts, compilation.cudaSource, out, diags)) return finish(ExitUserError);
+    return finish(ExitSuccess);
+  }
+  if (opts.action == Action::Assembly && opts.output.empty()) {
+    std::string out = defaultOutput(opts);
+    if (std::error_code ec = writeFileAtomically(out, compilation.cudaSource)) {
+      diags.report({}, DiagKind::err_cannot_write_file, out, ec.message());
+      return finish(ExitUserError);
+    }
+    return finish(ExitSuccess);
   }
   std::string output;
   llvm::raw_string_ostream outputStream(output);

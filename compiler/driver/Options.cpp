@@ -31,7 +31,7 @@ struct Spelling {
 // (`cute`, `cc`) are accepted as aliases but not listed.
 constexpr Spelling<Action> kEmitKinds[] = {
     {"tokens", Action::EmitTokens}, {"ast", Action::EmitAST}, {"sema", Action::EmitSema},
-    {"cuda", Action::EmitCuda}};
+    {"kir", Action::EmitKir}, {"cuda", Action::EmitCuda}};
 constexpr Spelling<Target> kTargets[] = {{"cuda", Target::Cuda}, {"cpu", Target::Cpu}};
 constexpr Spelling<Target> kTargetAliases[] = {{"cute", Target::Cuda}, {"cc", Target::Cpu}};
 constexpr Spelling<Arch> kArchs[] = {{"sm_86", Arch::Sm86}, {"sm_90a", Arch::Sm90a}};
@@ -219,8 +219,16 @@ void CommandLineParser::declareOptions() {
   app_.add_flag("-E", preprocessOnly_, "preprocess only, with #line markers")->group(output);
   app_.add_option("--emit", emit_, "print one stage: " + listPlain(kEmitKinds, ", ", " or "))
       ->type_name("KIND")->allow_extra_args(false)->group(output);
-  app_.add_flag("-S", assembly_, "compile to PTX assembly (needs codegen)")->group(output);
-  app_.add_flag("-c", object_, "compile to an object file (needs codegen)")->group(output);
+  app_.add_flag("-S", assembly_, "write the generated CUDA C++ (default FILE.cu)")->group(output);
+  app_.add_flag("-c", object_, "compile to an object file with nvcc (default FILE.o)")->group(output);
+
+  const char* nvcc = "nvcc (executables and objects; other input files are passed to nvcc)";
+  app_.add_option("-l", opts_.libraries, "link library LIB")->type_name("LIB")->allow_extra_args(false)->group(nvcc);
+  app_.add_option("-L", opts_.libraryDirs, "add DIR to the library path")
+      ->type_name("DIR")->allow_extra_args(false)->group(nvcc);
+  app_.add_option("--Xnvcc", opts_.nvccArgs, "pass ARG to nvcc")->type_name("ARG")->allow_extra_args(false)->group(nvcc);
+  last(app_.add_option("--nvcc", opts_.nvccPath, "the nvcc to run (default: $NVCC, PATH, /usr/local/cuda)"))
+      ->type_name("PATH")->group(nvcc);
 
   const char* preprocessor = "Preprocessor";
   define_ = app_.add_option("-D", defines_, "define macro NAME (as V; default 1)")
@@ -461,8 +469,12 @@ void CommandLineParser::parse(llvm::ArrayRef<std::string> args) {
 
   for (const std::string& extra : app_.remaining()) {
     if (extra == "--") continue;  // ends the options: `croqc -- -file.co`
+    llvm::StringRef ext = llvm::StringRef(extra).rsplit('.').second;
     if (llvm::StringRef(extra).startswith("-") && extra != "-") {
       reportUnknownArgument(extra);
+    } else if (extra.find('.') != std::string::npos &&
+               (ext == "cu" || ext == "cpp" || ext == "cc" || ext == "cxx" || ext == "o" || ext == "a" || ext == "so")) {
+      opts_.extraInputs.push_back(extra);
     } else {
       problem([first = opts_.input, extra](DiagnosticEngine& diags) {
         diags.report({}, DiagKind::err_multiple_input_files, first, extra);

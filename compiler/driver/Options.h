@@ -33,6 +33,7 @@ enum class Action : std::uint8_t {
   EmitTokens,  // --emit=tokens
   EmitAST,     // --emit=ast, -e
   EmitSema,    // --emit=sema
+  EmitKir,     // --emit=kir
   EmitCuda,    // --emit=cuda, -es
 };
 
@@ -50,6 +51,14 @@ struct Options {
   Action action = Action::Executable;
   /// The spelling that chose `action` (`-E`, `--emit=ast`, ...), for messages.
   std::string actionSpelling;
+
+  /// Further inputs for nvcc (`.cu`, `.cpp`, `.o`, `.a`), `-l`, `-L`,
+  /// `--Xnvcc`, `--nvcc`.
+  std::vector<std::string> extraInputs;
+  std::vector<std::string> libraries;
+  std::vector<std::string> libraryDirs;
+  std::vector<std::string> nvccArgs;
+  std::string nvccPath;
 
   /// `-D` and `-U` in command-line order.
   std::vector<MacroCommand> macros;

@@ -26,6 +26,9 @@
 #include "lex/Lexer.h"
 #include "parse/Parser.h"
 #include "sema/Sema.h"
+#include "codegen/CudaEmitter.h"
+#include "kir/KIR.h"
+#include "lower/Lower.h"
 
 namespace croqc::driver {
 
@@ -93,6 +96,44 @@ void printSema(const Compilation& c, llvm::raw_ostream& os) {
   if (c.sema) sema::dumpSema(*c.sema, c.diags.sourceMgr(), os);
 }
 
+// --- lower: AST + SemaResult -> KIR ----------------------------------------
+// Kernels with explicit thread mapping, buffers, barriers, copies and MMA
+// atoms, and a host wrapper per `__co__` function.
+
+bool runLower(Compilation& c) {
+  if (c.options.target == Target::Cpu) {
+    c.diags.report({}, DiagKind::err_lower_unsupported, "--target=cpu", "use --target=cuda");
+    return false;
+  }
+  lower::LowerOptions options;
+  options.arch = archName(c.options.arch);
+  options.entryChecks = c.options.runtimeCheck != RuntimeCheck::None;
+  c.kir = lower::lowerProgram(*c.program, *c.sema, options, c.diags);
+  if (c.kir) c.kir->sourceName = inputName(c).str();
+  return c.kir != nullptr;
+}
+
+void printKir(const Compilation& c, llvm::raw_ostream& os) {
+  if (c.kir) kir::print(*c.kir, c.diags.sourceMgr(), os);
+}
+
+// --- codegen: KIR -> CUDA C++ ------------------------------------------------
+// One `.cu` file: host code with #line markers, kernels, host wrappers.
+
+bool runCodegen(Compilation& c) {
+  codegen::CudaEmitOptions options;
+  options.sourceName = inputName(c);
+  options.version = CROQC_VERSION;
+  llvm::StringRef out = c.options.output;
+  options.outputName = out.endswith(".cu") ? out : llvm::StringRef("croqc-generated.cu");
+  llvm::raw_string_ostream os(c.cudaSource);
+  codegen::emitCuda(*c.kir, c.diags.sourceMgr(), options, os);
+  os.flush();
+  return true;
+}
+
+void printCuda(const Compilation& c, llvm::raw_ostream& os) { os << c.cudaSource; }
+
 // --- the pipeline -----------------------------------------------------------
 
 const Pass kPipeline[] = {
@@ -101,6 +142,9 @@ const Pass kPipeline[] = {
     {"lex", "split the preprocessed text into tokens; host code stays opaque text", runLex, printTokens},
     {"parse", "build the AST of the file, recovering from syntax errors", runParse, printAST},
     {"sema", "resolve names, infer types and symbolic shapes, check the language rules", runSema, printSema},
+    {"lower", "lower to KIR: thread mapping, buffers, barriers, copies, MMA atoms, host wrappers", runLower,
+     printKir},
+    {"codegen", "print KIR as CUDA C++ for nvcc", runCodegen, printCuda},
 };
 
 /// Names the pass in the stack dump when croqc crashes.

@@ -7,6 +7,7 @@
 #include <llvm/ADT/StringRef.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "driver/Options.h"
@@ -26,6 +27,9 @@ class Program;
 namespace sema {
 class SemaResult;
 }  // namespace sema
+namespace kir {
+class Module;
+}  // namespace kir
 }  // namespace croqc
 
 namespace croqc::driver {
@@ -46,6 +50,8 @@ struct Compilation {
   std::unique_ptr<ast::ASTContext> astContext;      // parse
   ast::Program* program = nullptr;                  // parse
   std::unique_ptr<sema::SemaResult> sema;           // sema
+  std::unique_ptr<kir::Module> kir;                 // lower
+  std::string cudaSource;                           // codegen
 };
 
 struct Pass {

@@ -9,7 +9,8 @@
 #   croqc      the croqc binary itself (default: <build_dir>/tools/croqc/croqc)
 #   llvm_bin   where FileCheck, not and count live (default: /usr/lib/llvm-14/bin)
 #
-# Substitutions: %croqc, %python, %expect-exit STATUS (runs the rest of the
+# Substitutions: %croqc, %python, %nvcc-sm86 and %nvcc-sm90a (nvcc -c with
+# every warning an error, for generated CUDA), %expect-exit STATUS (runs the rest of the
 # line and fails unless it exits with STATUS), FileCheck, not, count.
 # Features: nvcc (an nvcc is installed), gpu (`nvidia-smi -L` works: a usable
 # NVIDIA GPU), root (tests run as root, so file permissions do not stop
@@ -70,8 +71,17 @@ for var in ("NO_COLOR", "CROQC_COLOR"):
 
 # Features.
 cuda_path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/cuda/bin"])
-if shutil.which("nvcc", path=cuda_path):
+nvcc = shutil.which("nvcc", path=cuda_path)
+if nvcc:
     config.available_features.add("nvcc")
+    # Compile generated CUDA as croqc does, with every warning an error:
+    # `%nvcc-sm86 FILE.cu -o FILE.o` and `%nvcc-sm90a ...`.
+    runtime_include = os.path.join(repo_root, "runtime", "include")
+    common = (f"{nvcc} -std=c++17 -O3 -c -x cu -I{runtime_include} -Werror all-warnings "
+              f"-Xcompiler=-Wall,-Wextra,-Werror")
+    config.substitutions.append(("%nvcc-sm86", common + " -gencode=arch=compute_86,code=sm_86"))
+    config.substitutions.append(("%nvcc-sm90a", common + " -gencode=arch=compute_90a,code=sm_90a"))
+    config.environment["NVCC"] = nvcc
 
 
 def gpu_works():

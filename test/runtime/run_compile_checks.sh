@@ -30,7 +30,13 @@ if [[ -z "$nvcc" || ! -x "$nvcc" ]]; then
   echo "SKIP: runtime compile checks need nvcc (set NVCC=/path/to/nvcc); none found"
   exit 77
 fi
-cuda_include="$(cd "$(dirname "$nvcc")/../include" && pwd)"
+# nvcc may be a wrapper script outside the toolkit (/usr/local/bin/nvcc), so
+# ask nvcc itself where the toolkit's headers are.
+cuda_include="$("$nvcc" -dryrun -c -x cu /dev/null -o /dev/null 2>&1 |
+  sed -n 's/^#\$ INCLUDES="-I\([^"]*\)".*/\1/p' | head -n1 | sed 's/ *$//')"
+if [[ -z "$cuda_include" || ! -f "$cuda_include/cuda_runtime.h" ]]; then
+  cuda_include="$(cd "$(dirname "$(readlink -f "$nvcc")")/../include" && pwd)"
+fi
 cxx="${CXX:-g++}"
 
 inc=(-I"$repo/runtime/include")

@@ -6,6 +6,7 @@
 
 #include "croq/host.h"
 #include "croq/types.h"
+#include "croq/scalar.h"
 
 #if defined(__CUDACC__)
 #include "croq/device/device.h"

@@ -1,0 +1,366 @@
+// KIR, the kernel IR: what lowering makes of a checked `.co` function and
+// what the emitters print. Everything the AST leaves implicit is explicit
+// here: which thread runs what (thread-index arithmetic and masks), every
+// buffer with its physical layout, every barrier, every copy with its tile
+// shape, strides, valid extents and participating threads, and every MMA
+// atom (`mma.sync.m16n8k16` fragments, ldmatrix or element loads).
+//
+// A Module holds the host code of the file (copied through) and, for every
+// `__co__` function, its kernels and its host wrapper. Nodes are owned by
+// the Module; pointers between them stay valid for its lifetime.
+//
+// Expressions are trees over integer and element values. Index arithmetic is
+// built with the folding constructors of Module (`add`, `mul`, ...), which
+// keep generated code free of `x * 1 + 0`.
+#pragma once
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/SMLoc.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lex/Token.h"
+
+namespace llvm {
+class raw_ostream;
+class SourceMgr;
+}  // namespace llvm
+
+namespace croqc::kir {
+
+// ---------------------------------------------------------------------------
+// Types
+
+/// The type of a scalar value. `Elem` carries the element type; f16, bf16
+/// and fp8 values are computed in f32 (`computeType`), stored in their own
+/// type.
+struct ScalarType {
+  enum class Kind : std::uint8_t { Void, Bool, Int, Elem };
+  Kind kind = Kind::Int;
+  TokenKind elem = TokenKind::eof;
+
+  static ScalarType boolean() { return {Kind::Bool, TokenKind::eof}; }
+  static ScalarType integer() { return {Kind::Int, TokenKind::eof}; }
+  static ScalarType element(TokenKind e) { return {Kind::Elem, e}; }
+  bool isElem() const { return kind == Kind::Elem; }
+};
+
+/// `croq::f16`, `int`, `bool`, ...
+std::string cxxTypeName(ScalarType t);
+std::string cxxElementType(TokenKind elem);
+/// The type arithmetic on `elem` values is done in: f32 for 16-bit and 8-bit
+/// floats, the type itself otherwise.
+TokenKind computeType(TokenKind elem);
+
+// ---------------------------------------------------------------------------
+// Buffers
+
+enum class Space : std::uint8_t { Global, Shared, Local };
+llvm::StringRef spaceName(Space s);
+
+struct Expr;
+
+/// A named region of memory. Global buffers are parameters (or wrapper
+/// allocations) with runtime extents; shared and local buffers have constant
+/// extents. The physical layout is row-major with `rowStride` elements
+/// between consecutive indices of the next-to-last dimension (padding for
+/// bank-conflict-free ldmatrix), and `slots` copies for a buffer array
+/// (`buf[STAGES]`), `slotElements` apart.
+struct Buffer {
+  std::string name;
+  TokenKind elem = TokenKind::eof;
+  Space space = Space::Global;
+  std::vector<const Expr*> shape;
+  std::vector<std::int64_t> arrayDims;
+  /// Elements between rows (the stride of dimension rank-2); equals the last
+  /// extent unless padded. Constant buffers only.
+  std::int64_t rowStride = 0;
+  std::int64_t slotElements = 0;
+  /// The strides of every dimension, in elements (from shape and rowStride).
+  std::vector<const Expr*> strides;
+  unsigned alignBytes = 16;
+  llvm::SMLoc loc;
+
+  std::int64_t slotCount() const;
+  std::int64_t totalElements() const { return slotElements * slotCount(); }
+};
+
+// ---------------------------------------------------------------------------
+// Expressions
+
+enum class ExprKind : std::uint8_t {
+  IntConst,    // intValue
+  FloatConst,  // spelling, type.elem
+  BoolConst,   // intValue
+  Var,         // name
+  Unary,       // name = operator spelling; operands[0]
+  Binary,      // name = operator spelling; operands[0], operands[1]
+  Select,      // operands: cond, then, else
+  Call,        // name = callee; operands = arguments
+  Load,        // buffer[operands[0]]
+  Convert,     // operands[0] converted to `type`
+};
+
+struct Expr {
+  ExprKind kind = ExprKind::IntConst;
+  ScalarType type;
+  std::int64_t intValue = 0;
+  std::string name;
+  std::vector<const Expr*> operands;
+  const Buffer* buffer = nullptr;
+
+  bool isConst() const { return kind == ExprKind::IntConst; }
+  bool isConst(std::int64_t v) const { return kind == ExprKind::IntConst && intValue == v; }
+};
+
+/// The largest power of two (up to 2^20) that `e` is known to be a multiple
+/// of, from constants and products.
+std::int64_t knownMultiple(const Expr* e);
+
+// ---------------------------------------------------------------------------
+// Tiles: a rectangular window of a buffer, as copies and MMA operands see it.
+
+struct Tile {
+  const Buffer* buffer = nullptr;
+  /// Element offset of the window's first element from the buffer start
+  /// (slot included).
+  const Expr* offset = nullptr;
+  /// Constant extents of the window, one per dimension.
+  std::vector<std::int64_t> extents;
+  /// Distance in elements between neighbours along each dimension.
+  std::vector<const Expr*> strides;
+  /// How many leading elements along each dimension lie inside the buffer
+  /// (the rest is outside: reads give zero, writes are dropped); null when
+  /// the whole extent is always inside.
+  std::vector<const Expr*> valid;
+  /// False when the window lies wholly outside (a squeezed dimension past
+  /// the end); null when always inside.
+  const Expr* inside = nullptr;
+
+  unsigned rank() const { return static_cast<unsigned>(extents.size()); }
+  bool alwaysFull() const;
+};
+
+// ---------------------------------------------------------------------------
+// Statements
+
+/// Who executes a cooperative statement.
+enum class Scope : std::uint8_t { Thread, Warp, Warpgroup, Cta };
+llvm::StringRef scopeName(Scope s);
+
+/// Which operand an MMA fragment holds.
+enum class FragRole : std::uint8_t { A, B, C };
+
+/// A register tile of MMA atoms: `mt x nt` atoms of 16x8 (C), `mt x kt` of
+/// 16x16 (A) or `nt x kt` of 8x16 (B).
+struct Fragment {
+  std::string name;
+  FragRole role = FragRole::C;
+  TokenKind inType = TokenKind::eof;   // operand element type (A, B; C: the inputs)
+  TokenKind accType = TokenKind::eof;  // accumulator element type (C)
+  std::int64_t rows = 0;               // atoms along the first index
+  std::int64_t cols = 0;               // atoms along the second index
+  /// Logical shape of the tile, for dumps ([M, N], [M, K], [N, K]).
+  std::int64_t logicalRows = 0, logicalCols = 0;
+};
+
+enum class StmtKind : std::uint8_t {
+  Block,          // body
+  For,            // var in [lo, hi) step; body; unroll
+  If,             // cond; body; elseBody
+  While,          // cond; body
+  Let,            // var = value (type); isMutable
+  Assign,         // var op= value
+  Store,          // buffer[index] op= value
+  Barrier,        // scope (Cta: __syncthreads, Warp: __syncwarp)
+  Copy,           // dst <- src over `scope`; async; zfill
+  AsyncCommit,    // cp.async.commit_group
+  AsyncWait,      // cp.async.wait_group count (then a CTA barrier)
+  FragDecl,       // fragment
+  FragFill,       // fragment = value
+  AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads
+  AtomMma,        // c[i][j] += a[i][k] * b[j][k]
+  AtomStore,      // tile <- c[i][j]
+  Raw,            // text copied through (__cpp__, asm, call)
+  Return,         // yield
+  Break,
+  Continue,
+  Comment,        // text
+};
+
+struct Stmt {
+  StmtKind kind = StmtKind::Block;
+  /// The `.co` statement this came from (for comments and #line).
+  llvm::SMLoc loc;
+
+  std::vector<Stmt*> body;
+  std::vector<Stmt*> elseBody;
+
+  std::string var;
+  const Expr* lo = nullptr;
+  const Expr* hi = nullptr;
+  std::int64_t step = 1;
+  bool unroll = false;
+
+  const Expr* cond = nullptr;
+  const Expr* value = nullptr;
+  const Expr* index = nullptr;
+  ScalarType type;
+  bool isMutable = false;
+  /// Let: a generated name that may go unused (thread-mapping variables).
+  bool maybeUnused = false;
+  std::string op;  // "=", "+=", ...
+  const Buffer* buffer = nullptr;
+
+  Scope scope = Scope::Cta;
+  /// Copy: participating threads and this thread's rank among them.
+  std::int64_t threads = 1;
+  const Expr* rank = nullptr;
+  Tile dst;
+  Tile src;
+  bool async = false;
+  bool zfill = false;
+  std::int64_t count = 0;
+
+  /// Fragment statements: the fragments and atom indices.
+  const Fragment* frag = nullptr;
+  const Fragment* fragA = nullptr;
+  const Fragment* fragB = nullptr;
+  const Expr* i = nullptr;
+  const Expr* j = nullptr;
+  const Expr* k = nullptr;
+  /// AtomLoad: the layout the operand is stored in (A: [M, K] or [K, M]; B:
+  /// [N, K] or [K, N]) and whether ldmatrix can read it.
+  bool transposed = false;
+  bool useLdmatrix = false;
+  /// AtomLoad of B with ldmatrix: loads the two atoms j and j + 1 at once.
+  bool pairB = false;
+
+  std::string text;
+};
+
+// ---------------------------------------------------------------------------
+// Kernels and host wrappers
+
+struct KernelParam {
+  std::string name;
+  /// The C++ type as the kernel receives it: `croq::f16* __restrict__`, `int`.
+  std::string cxxType;
+  /// The expression the wrapper passes.
+  std::string argument;
+};
+
+struct Kernel {
+  std::string name;
+  llvm::SMLoc loc;
+  std::vector<KernelParam> params;
+  /// Grid extents (x, y, z) as host expressions over the wrapper's values.
+  std::vector<const Expr*> grid;
+  std::int64_t threads = 1;
+  /// Shared buffers declared at kernel scope; their total size.
+  std::vector<const Buffer*> sharedBuffers;
+  std::int64_t sharedBytes = 0;
+  bool cooperative = false;
+  std::vector<Stmt*> body;
+};
+
+/// One statement of a host wrapper.
+struct HostStmt {
+  enum class Kind : std::uint8_t {
+    CheckShape,  // text: the condition; message
+    Let,         // text: `int M = ...`
+    AllocDevice, // buffer; from: host view to copy in (may be empty)
+    Launch,      // kernel
+    CopyOut,     // buffer -> host view `from`
+    Return,      // buffer (device) -> a new host spanned_data
+    Raw,         // text
+  };
+  Kind kind = Kind::Raw;
+  std::string text;
+  std::string message;
+  const Buffer* buffer = nullptr;
+  std::string from;
+  const Kernel* kernel = nullptr;
+  /// Launch: `parallel.async` (the wrapper does not wait for the kernel).
+  bool async = false;
+  llvm::SMLoc loc;
+};
+
+struct Function {
+  std::string name;
+  llvm::SMLoc loc;
+  /// The wrapper's C++ signature pieces.
+  std::string returnType;  // `void` or `croq::spanned_data<croq::s32, 2>`
+  std::vector<std::string> params;
+  std::vector<std::unique_ptr<Kernel>> kernels;
+  std::vector<HostStmt> wrapper;
+};
+
+/// A top-level piece of the output, in file order.
+struct TopItem {
+  enum class Kind : std::uint8_t { HostText, Function };
+  Kind kind = Kind::HostText;
+  std::string text;
+  llvm::SMLoc loc;
+  const Function* function = nullptr;
+};
+
+class Module {
+ public:
+  Module();
+  ~Module();
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  std::vector<TopItem> items;
+  std::vector<std::unique_ptr<Function>> functions;
+  /// The `.co` file name, for comments.
+  std::string sourceName;
+
+  // Node construction.
+  Stmt* stmt(StmtKind kind, llvm::SMLoc loc = {});
+  Buffer* buffer();
+  Fragment* fragment();
+
+  // Expression construction with folding.
+  const Expr* intc(std::int64_t v);
+  const Expr* boolc(bool v);
+  const Expr* floatc(llvm::StringRef spelling, TokenKind elem);
+  const Expr* var(llvm::StringRef name, ScalarType t = ScalarType::integer());
+  const Expr* unary(llvm::StringRef op, const Expr* a, ScalarType t);
+  const Expr* binary(llvm::StringRef op, const Expr* a, const Expr* b, ScalarType t);
+  const Expr* add(const Expr* a, const Expr* b);
+  const Expr* sub(const Expr* a, const Expr* b);
+  const Expr* mul(const Expr* a, const Expr* b);
+  const Expr* div(const Expr* a, const Expr* b);
+  const Expr* mod(const Expr* a, const Expr* b);
+  const Expr* cdiv(const Expr* a, const Expr* b);
+  const Expr* min(const Expr* a, const Expr* b);
+  const Expr* max(const Expr* a, const Expr* b);
+  const Expr* lt(const Expr* a, const Expr* b);
+  const Expr* eq(const Expr* a, const Expr* b);
+  const Expr* logicalAnd(const Expr* a, const Expr* b);
+  const Expr* select(const Expr* c, const Expr* a, const Expr* b, ScalarType t);
+  const Expr* call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t);
+  const Expr* load(const Buffer* b, const Expr* index);
+  const Expr* convert(const Expr* e, ScalarType to);
+
+ private:
+  const Expr* make(Expr e);
+  std::deque<Expr> exprs_;
+  std::deque<Stmt> stmts_;
+  std::deque<Buffer> buffers_;
+  std::deque<Fragment> fragments_;
+};
+
+/// `--emit=kir`: the module as indented text, deterministic.
+void print(const Module& m, const llvm::SourceMgr& sm, llvm::raw_ostream& os);
+/// An expression as C++ (host and device code share the syntax).
+std::string printExpr(const Expr* e);
+
+}  // namespace croqc::kir

@@ -1,0 +1,831 @@
+// Lowering of functions, host wrappers, buffers and plain statements.
+#include "lower/LowerImpl.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
+
+#include "sema/Sema.h"
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+Lowerer::Lowerer(sema::SemaResult& sema, const LowerOptions& options, DiagnosticEngine& diags)
+    : sema_(sema), options_(options), diags_(diags), sm_(diags.sourceMgr()) {}
+
+std::unique_ptr<kir::Module> lowerProgram(const Program& program, sema::SemaResult& sema,
+                                          const LowerOptions& options, DiagnosticEngine& diags) {
+  return Lowerer(sema, options, diags).run(program);
+}
+
+std::unique_ptr<kir::Module> Lowerer::run(const Program& program) {
+  module_ = std::make_unique<kir::Module>();
+  unsigned errorsBefore = diags_.errorCount();
+  for (const Node* item : program.items) {
+    if (const auto* h = llvm::dyn_cast<HostCode>(item)) {
+      m().items.push_back({kir::TopItem::Kind::HostText, h->text.str(), h->loc(), nullptr});
+    } else if (const auto* d = llvm::dyn_cast<DeviceCode>(item)) {
+      m().items.push_back({kir::TopItem::Kind::HostText, d->text.str(), d->loc(), nullptr});
+    } else if (const auto* fn = llvm::dyn_cast<CoFunction>(item)) {
+      const sema::FunctionInfo* info = nullptr;
+      for (const sema::FunctionInfo& f : sema_.functions)
+        if (f.decl == fn) info = &f;
+      if (!info) continue;
+      lowerFunction(*fn, *info);
+    }
+  }
+  if (diags_.errorCount() != errorsBefore) return nullptr;
+  return std::move(module_);
+}
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+Stmt* Lowerer::emit(StmtKind kind, llvm::SMLoc loc) {
+  Stmt* s = m().stmt(kind, loc);
+  if (out_) out_->push_back(s);
+  return s;
+}
+
+bool Lowerer::barrierRedundant(kir::Scope scope) const {
+  // A barrier is redundant right after another one of the same scope when
+  // nothing in between touched memory other threads read: declarations,
+  // integer updates, comments, and async copies (whose data nobody reads
+  // before a wait and the barrier after it).
+  if (!out_) return false;
+  for (auto it = out_->rbegin(); it != out_->rend(); ++it) {
+    const Stmt* s = *it;
+    switch (s->kind) {
+      case StmtKind::Barrier:
+        if (s->scope == scope) return true;
+        return false;
+      case StmtKind::Comment:
+      case StmtKind::Let:
+      case StmtKind::Assign:
+      case StmtKind::AsyncCommit: continue;
+      case StmtKind::Copy:
+        if (s->async) continue;
+        return false;
+      default: return false;
+    }
+  }
+  return false;
+}
+
+void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
+  if (barrierRedundant(scope)) return;
+  emit(StmtKind::Barrier, loc)->scope = scope;
+}
+
+std::string Lowerer::sourceLine(llvm::SMLoc loc) const {
+  if (!loc.isValid()) return "";
+  unsigned id = sm_.FindBufferContainingLoc(loc);
+  if (!id) return "";
+  const llvm::MemoryBuffer* buf = sm_.getMemoryBuffer(id);
+  const char* begin = loc.getPointer();
+  const char* end = begin;
+  while (end < buf->getBufferEnd() && *end != '\n' && *end != '\r') ++end;
+  std::string text(begin, end);
+  if (text.size() > 100) text = text.substr(0, 97) + "...";
+  return text;
+}
+
+void Lowerer::comment(const Node* n) {
+  if (!n || !n->loc().isValid()) return;
+  unsigned line = sm_.getLineAndColumn(n->loc()).first;
+  unsigned id = sm_.FindBufferContainingLoc(n->loc());
+  llvm::StringRef file = id ? sm_.getMemoryBuffer(id)->getBufferIdentifier() : "";
+  Stmt* c = emit(StmtKind::Comment, n->loc());
+  c->text = llvm::formatv("{0}:{1}: {2}", llvm::sys::path::filename(file), line, sourceLine(n->loc())).str();
+}
+
+std::string Lowerer::fresh(llvm::StringRef base) { return (base + "_" + llvm::Twine(freshCounter_++)).str(); }
+
+void Lowerer::unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint) {
+  diags_.report(where.Start, DiagKind::err_lower_unsupported, what, hint).range(where);
+}
+
+std::string Lowerer::nameFor(const sema::Symbol* s) {
+  auto it = names_.find(s);
+  if (it != names_.end()) return it->second;
+  std::string n = s->name;
+  names_[s] = n;
+  return n;
+}
+
+void Lowerer::bindValue(const sema::Symbol* s, const Expr* value) {
+  values_[s] = value;
+  if (s->value && llvm::isa<sym::SymbolExpr>(s->value)) symValues_[s->value] = value;
+}
+
+kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, TokenKind elem, const sema::SymList& shape,
+                                 llvm::ArrayRef<std::int64_t> arrayDims, llvm::SMLoc loc) {
+  kir::Buffer* b = m().buffer();
+  b->name = sym ? nameFor(sym) : fresh("buf");
+  b->elem = elem;
+  b->space = space;
+  b->loc = loc;
+  b->arrayDims.assign(arrayDims.begin(), arrayDims.end());
+  for (const sym::SymExpr* d : shape) b->shape.push_back(lowerSym(d, loc));
+  // Physical layout: row-major; shared 2-D tiles of 16-bit elements whose
+  // rows are a multiple of 64 bytes get 16 bytes of padding per row so that
+  // the eight row addresses of an ldmatrix fall into different banks.
+  std::int64_t rank = static_cast<std::int64_t>(b->shape.size());
+  b->rowStride = 0;
+  if (rank >= 1 && b->shape.back()->isConst()) b->rowStride = b->shape.back()->intValue;
+  if (space == kir::Space::Shared && rank >= 2 && b->shape.back()->isConst() && target::elementBytes(elem) == 2 &&
+      (b->rowStride * 2) % 64 == 0)
+    b->rowStride += 8;
+  b->strides.assign(rank, nullptr);
+  const Expr* stride = m().intc(1);
+  for (std::int64_t d = rank - 1; d >= 0; --d) {
+    b->strides[d] = stride;
+    if (d == rank - 1 && rank >= 2 && b->rowStride) stride = m().intc(b->rowStride);
+    else stride = m().mul(stride, b->shape[d]);
+  }
+  b->slotElements = stride->isConst() ? stride->intValue : 0;
+  if (sym) buffers_[sym] = b;
+  return b;
+}
+
+// ---------------------------------------------------------------------------
+// Functions and host wrappers
+
+namespace {
+std::string spannedView(TokenKind elem, size_t rank) {
+  return llvm::formatv("croq::spanned_view<{0}, {1}>", kir::cxxElementType(elem), rank).str();
+}
+}  // namespace
+
+void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info) {
+  m().functions.push_back(std::make_unique<kir::Function>());
+  function_ = m().functions.back().get();
+  functionInfo_ = &info;
+  function_->name = fn.name.str();
+  function_->loc = fn.loc();
+  m().items.push_back({kir::TopItem::Kind::Function, "", fn.loc(), function_});
+  globalBuffers_.clear();
+  written_.clear();
+
+  // Return type.
+  const sema::Type& rt = info.returnType;
+  if (rt.kind == sema::TypeKind::Data)
+    function_->returnType =
+        llvm::formatv("croq::spanned_data<{0}, {1}>", kir::cxxElementType(rt.elem), rt.shape.size()).str();
+  else if (rt.kind == sema::TypeKind::Void || rt.isError())
+    function_->returnType = "void";
+  else {
+    unsupported(fn.range(), "a `__co__` function that returns a scalar", "return spanned data, or write the result through a parameter");
+    return;
+  }
+
+  auto hostStmt = [&](kir::HostStmt::Kind k, std::string text, std::string message = {}) -> kir::HostStmt& {
+    kir::HostStmt h;
+    h.kind = k;
+    h.text = std::move(text);
+    h.message = std::move(message);
+    function_->wrapper.push_back(std::move(h));
+    return function_->wrapper.back();
+  };
+
+  // Parameters: the wrapper's signature, then the values of every shape
+  // symbol, the entry checks and the device copies of host parameters.
+  llvm::DenseMap<const sym::SymExpr*, std::string> dimSource;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Param& p = fn.params[i];
+    const sema::Symbol* s = nullptr;
+    for (const sema::Symbol* q : info.params)
+      if (q->paramIndex == static_cast<int>(i)) s = q;
+    std::string name = p.name.empty() ? "unnamed_" + std::to_string(i) : p.name.str();
+    if (!s) {
+      function_->params.push_back("int " + name);
+      continue;
+    }
+    names_[s] = name;
+    const sema::Type& t = s->type;
+    switch (t.kind) {
+      case sema::TypeKind::Data: {
+        function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
+        for (size_t d = 0; d < t.shape.size(); ++d) {
+          const sym::SymExpr* dim = t.shape[d];
+          std::string read = llvm::formatv("static_cast<int>({0}.shape()[{1}])", name, d).str();
+          if (const auto* se = llvm::dyn_cast<sym::SymbolExpr>(dim)) {
+            auto it = dimSource.find(dim);
+            if (it == dimSource.end()) {
+              std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
+              dimSource[dim] = var;
+              symValues_[dim] = m().var(var);
+              hostStmt(kir::HostStmt::Kind::Let, "const int " + var + " = " + read);
+              if (options_.entryChecks)
+                hostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
+                         llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
+            } else if (options_.entryChecks) {
+              hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + it->second,
+                       llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}",
+                                     it->second, name, d)
+                           .str());
+            }
+            continue;
+          }
+          if (options_.entryChecks) {
+            std::string expected = printExpr(lowerSym(dim, p.range.Start));
+            hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + expected,
+                     llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
+          }
+        }
+        kir::Buffer* b = makeBuffer(s, kir::Space::Global, t.elem, t.shape, {}, p.range.Start);
+        globalBuffers_.push_back(b);
+        if (t.hostParam) {
+          b->name = name + "_dev";
+          kir::HostStmt& h = hostStmt(kir::HostStmt::Kind::AllocDevice, "");
+          h.buffer = b;
+          h.from = name;
+        } else {
+          b->name = name;
+          hostStmt(kir::HostStmt::Kind::Raw, "")
+              .text = llvm::formatv("{0}* {1} = {2}.data();", kir::cxxElementType(t.elem), name + "_ptr", name).str();
+          b->name = name + "_ptr";
+        }
+        break;
+      }
+      case sema::TypeKind::Int:
+        function_->params.push_back("int " + name);
+        bindValue(s, m().var(name));
+        break;
+      case sema::TypeKind::Element:
+        function_->params.push_back(kir::cxxElementType(t.elem) + " " + name);
+        bindValue(s, m().var(name, kir::ScalarType::element(t.elem)));
+        break;
+      case sema::TypeKind::Bool:
+        function_->params.push_back("bool " + name);
+        bindValue(s, m().var(name, kir::ScalarType::boolean()));
+        break;
+      case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
+      default: unsupported(p.range, "a parameter of this type"); break;
+    }
+  }
+
+  // The body: host statements and one kernel per top-level parallel.
+  for (const ast::Stmt* s : fn.body->body) lowerHostStmt(s);
+
+  // Host parameters the kernels wrote are copied back.
+  for (kir::Buffer* b : globalBuffers_) {
+    if (!written_.count(b)) continue;
+    for (const kir::HostStmt& h : function_->wrapper) {
+      if (h.kind == kir::HostStmt::Kind::AllocDevice && h.buffer == b && !h.from.empty()) {
+        kir::HostStmt out;
+        out.kind = kir::HostStmt::Kind::CopyOut;
+        out.buffer = b;
+        out.from = h.from;
+        // Before the return statement, if any.
+        auto pos = llvm::find_if(function_->wrapper,
+                                 [](const kir::HostStmt& x) { return x.kind == kir::HostStmt::Kind::Return; });
+        function_->wrapper.insert(pos, out);
+        break;
+      }
+    }
+  }
+  function_ = nullptr;
+}
+
+void Lowerer::lowerHostStmt(const ast::Stmt* s) {
+  auto host = [&](kir::HostStmt::Kind k) -> kir::HostStmt& {
+    kir::HostStmt h;
+    h.kind = k;
+    h.loc = s->loc();
+    function_->wrapper.push_back(std::move(h));
+    return function_->wrapper.back();
+  };
+  switch (s->kind()) {
+    case NodeKind::ParallelStmt: {
+      const auto* p = llvm::cast<ParallelStmt>(s);
+      for (const sema::KernelInfo& k : functionInfo_->kernels) {
+        if (k.root != p) continue;
+        lowerKernel(p, k);
+        kir::HostStmt& launch = host(kir::HostStmt::Kind::Launch);
+        launch.kernel = function_->kernels.back().get();
+        launch.async = p->isAsync;
+        return;
+      }
+      return;
+    }
+    case NodeKind::SpannedDeclStmt: {
+      const auto* d = llvm::cast<SpannedDeclStmt>(s);
+      if (d->storage == Storage::Shared || d->storage == Storage::Local) {
+        unsupported(d->range(), "a shared or local buffer outside a parallel");
+        return;
+      }
+      auto decls = sema_.declarations.find(d);
+      if (decls == sema_.declarations.end()) return;
+      for (const sema::Symbol* sym : decls->second) {
+        kir::Buffer* b = makeBuffer(sym, kir::Space::Global, sym->type.elem, sym->type.shape, {}, d->loc());
+        b->name = nameFor(sym) + "_dev";
+        globalBuffers_.push_back(b);
+        host(kir::HostStmt::Kind::AllocDevice).buffer = b;
+      }
+      return;
+    }
+    case NodeKind::ScalarDeclStmt: {
+      const auto* d = llvm::cast<ScalarDeclStmt>(s);
+      auto decls = sema_.declarations.find(d);
+      for (size_t i = 0; i < d->decls.size(); ++i) {
+        const Declarator& decl = d->decls[i];
+        if (decls == sema_.declarations.end() || i >= decls->second.size()) continue;
+        const sema::Symbol* sym = decls->second[i];
+        kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
+                                                                       : kir::ScalarType::integer();
+        std::string init = decl.init ? printExpr(lowerExpr(decl.init)) : "0";
+        host(kir::HostStmt::Kind::Let).text =
+            (sym->isMutable ? "" : "const ") + kir::cxxTypeName(t) + " " + nameFor(sym) + " = " + init;
+        bindValue(sym, m().var(nameFor(sym), t));
+      }
+      return;
+    }
+    case NodeKind::ReturnStmt: {
+      const auto* r = llvm::cast<ReturnStmt>(s);
+      if (!r->value) return;
+      const sema::Symbol* sym = rootSymbol(r->value, nullptr);
+      const kir::Buffer* b = sym ? bufferFor(sym) : nullptr;
+      if (!b || b->space != kir::Space::Global) {
+        unsupported(r->range(), "this `return`", "return a buffer declared in the function body");
+        return;
+      }
+      host(kir::HostStmt::Kind::Return).buffer = b;
+      return;
+    }
+    case NodeKind::CppStmt: host(kir::HostStmt::Kind::Raw).text = llvm::cast<CppStmt>(s)->code.str(); return;
+    case NodeKind::MdspanDeclStmt:
+    case NodeKind::ItupleDeclStmt:
+    case NodeKind::DirectiveStmt:
+    case NodeKind::NullStmt: return;
+    case NodeKind::CompoundStmt:
+      for (const ast::Stmt* inner : llvm::cast<CompoundStmt>(s)->body) lowerHostStmt(inner);
+      return;
+    default:
+      unsupported(s->range(), "this statement outside a `parallel`",
+                  "host code of a `__co__` function may declare buffers and integers, launch parallels and return");
+      return;
+  }
+}
+
+void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info) {
+  auto k = std::make_unique<kir::Kernel>();
+  kernel_ = k.get();
+  kernelInfo_ = &info;
+  size_t index = function_->kernels.size();
+  k->name = "__croqtile_device_" + function_->name + (index ? "_" + std::to_string(index) : "");
+  k->loc = root->loc();
+  k->threads = std::max<std::int64_t>(1, info.threadsPerCta);
+  k->cooperative = info.cooperative;
+  for (const sym::SymExpr* g : info.gridDims) k->grid.push_back(lowerSym(g, root->loc()));
+  if (k->grid.empty()) k->grid.push_back(m().intc(1));
+
+  // Parameters: every global buffer and every integer the kernel may read.
+  for (const kir::Buffer* b : globalBuffers_)
+    k->params.push_back({b->name, kir::cxxElementType(b->elem) + "*", b->name});
+  llvm::DenseSet<llvm::StringRef> seen;
+  for (const kir::HostStmt& h : function_->wrapper) {
+    if (h.kind != kir::HostStmt::Kind::Let) continue;
+    llvm::StringRef text = h.text;
+    text.consume_front("const ");
+    auto [type, rest] = text.split(' ');
+    llvm::StringRef name = rest.split(' ').first;
+    if (seen.insert(name).second) k->params.push_back({name.str(), type.str(), name.str()});
+  }
+  for (const sema::Symbol* p : functionInfo_->params) {
+    if (p->type.kind == sema::TypeKind::Int || p->type.kind == sema::TypeKind::Element ||
+        p->type.kind == sema::TypeKind::Bool) {
+      std::string name = nameFor(p);
+      std::string type = p->type.kind == sema::TypeKind::Int    ? "int"
+                         : p->type.kind == sema::TypeKind::Bool ? "bool"
+                                                                : kir::cxxElementType(p->type.elem);
+      if (seen.insert(name).second || true) k->params.push_back({name, type, name});
+    }
+  }
+
+  std::vector<Stmt*> body;
+  prologue_.clear();
+  frames_.clear();
+  anyAsyncCopy_ = false;
+  asyncFutures_.clear();
+  frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
+  nested(body, [&] {
+    Stmt* tid = emit(StmtKind::Let, root->loc());
+    tid->var = "tid_";
+    tid->value = m().var("static_cast<int>(threadIdx.x)");
+    tid->type = kir::ScalarType::integer();
+    tid->maybeUnused = true;
+    lowerParallel(root);
+  });
+  if (anyAsyncCopy_) {
+    Stmt* issued = m().stmt(StmtKind::Let, root->loc());
+    issued->var = "async_issued_";
+    issued->isMutable = true;
+    issued->maybeUnused = true;
+    issued->value = m().intc(0);
+    prologue_.insert(prologue_.begin(), issued);
+  }
+  k->body = std::move(prologue_);
+  k->body.insert(k->body.begin(), body.front());
+  k->body.insert(k->body.end(), body.begin() + 1, body.end());
+  prologue_.clear();
+  for (const kir::Buffer* b : k->sharedBuffers) {
+    std::int64_t bytes = b->totalElements() * target::elementBytes(b->elem);
+    k->sharedBytes = (k->sharedBytes + 127) / 128 * 128 + bytes;
+  }
+  function_->kernels.push_back(std::move(k));
+  kernel_ = nullptr;
+  kernelInfo_ = nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Device statements
+
+void Lowerer::lowerBody(const ast::Stmt* s) {
+  if (const auto* c = llvm::dyn_cast<CompoundStmt>(s)) lowerCompound(c);
+  else lowerStmt(s);
+}
+
+void Lowerer::lowerCompound(const CompoundStmt* c) {
+  for (const ast::Stmt* s : c->body) lowerStmt(s);
+}
+
+void Lowerer::lowerStmt(const ast::Stmt* s) {
+  switch (s->kind()) {
+    case NodeKind::CompoundStmt: {
+      Stmt* b = emit(StmtKind::Block, s->loc());
+      nested(b->body, [&] { lowerCompound(llvm::cast<CompoundStmt>(s)); });
+      return;
+    }
+    case NodeKind::NullStmt:
+    case NodeKind::MdspanDeclStmt:
+    case NodeKind::ItupleDeclStmt:
+    case NodeKind::DirectiveStmt: return;
+    case NodeKind::ExprStmt: {
+      comment(s);
+      const Expr* e = lowerExpr(llvm::cast<ExprStmt>(s)->expr);
+      Stmt* r = emit(StmtKind::Raw, s->loc());
+      r->text = printExpr(e) + ";";
+      return;
+    }
+    case NodeKind::AssignStmt: comment(s); lowerAssign(llvm::cast<AssignStmt>(s)); return;
+    case NodeKind::ScalarDeclStmt: comment(s); lowerScalarDecl(llvm::cast<ScalarDeclStmt>(s)); return;
+    case NodeKind::SpannedDeclStmt: comment(s); lowerSpannedDecl(llvm::cast<SpannedDeclStmt>(s)); return;
+    case NodeKind::ParallelStmt: {
+      // Each inner parallel gets its own C++ scope for its variables.
+      Stmt* b = emit(StmtKind::Block, s->loc());
+      nested(b->body, [&] { lowerParallel(llvm::cast<ParallelStmt>(s)); });
+      return;
+    }
+    case NodeKind::WithStmt: lowerWith(llvm::cast<WithStmt>(s)); return;
+    case NodeKind::ForeachStmt: comment(s); lowerForeach(llvm::cast<ForeachStmt>(s)); return;
+    case NodeKind::WhileStmt: comment(s); lowerWhile(llvm::cast<WhileStmt>(s)); return;
+    case NodeKind::IfStmt: comment(s); lowerIf(llvm::cast<IfStmt>(s)); return;
+    case NodeKind::DmaStmt: comment(s); lowerDma(llvm::cast<DmaStmt>(s)); return;
+    case NodeKind::WaitStmt: comment(s); lowerWait(llvm::cast<WaitStmt>(s)); return;
+    case NodeKind::SwapStmt: comment(s); lowerSwap(llvm::cast<SwapStmt>(s)); return;
+    case NodeKind::MmaFillStmt: comment(s); lowerMmaFill(llvm::cast<MmaFillStmt>(s)); return;
+    case NodeKind::MmaLoadStmt: comment(s); lowerMmaLoad(llvm::cast<MmaLoadStmt>(s)); return;
+    case NodeKind::MmaExecStmt: comment(s); lowerMmaExec(llvm::cast<MmaExecStmt>(s)); return;
+    case NodeKind::MmaStoreStmt: comment(s); lowerMmaStore(llvm::cast<MmaStoreStmt>(s)); return;
+    case NodeKind::SyncStmt: comment(s); lowerSync(llvm::cast<SyncStmt>(s)); return;
+    case NodeKind::CppStmt:
+    case NodeKind::AsmStmt: comment(s); lowerCpp(s); return;
+    case NodeKind::BreakStmt: emit(StmtKind::Break, s->loc()); return;
+    case NodeKind::ContinueStmt: emit(StmtKind::Continue, s->loc()); return;
+    case NodeKind::YieldStmt: emit(StmtKind::Return, s->loc()); return;
+    case NodeKind::ReturnStmt:
+      unsupported(s->range(), "`return` inside a `parallel`", "use `yield` to end a thread early");
+      return;
+    default: unsupported(s->range(), "this statement (`" + nodeKindName(s->kind()).str() + "`)"); return;
+  }
+}
+
+void Lowerer::lowerScalarDecl(const ScalarDeclStmt* d) {
+  auto decls = sema_.declarations.find(d);
+  if (decls == sema_.declarations.end()) return;
+  for (size_t i = 0; i < d->decls.size() && i < decls->second.size(); ++i) {
+    const Declarator& decl = d->decls[i];
+    const sema::Symbol* sym = decls->second[i];
+    if (!decl.arrayDims.empty()) {
+      unsupported(decl.range, "an array of scalars", "declare a `local` buffer instead");
+      continue;
+    }
+    kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
+                        : sym->type.kind == sema::TypeKind::Bool  ? kir::ScalarType::boolean()
+                                                                  : kir::ScalarType::integer();
+    std::string name = nameFor(sym);
+    Stmt* let = emit(StmtKind::Let, decl.range.Start);
+    let->var = name;
+    let->type = t;
+    let->isMutable = sym->isMutable;
+    let->value = decl.init ? m().convert(lowerExpr(decl.init), t)
+                           : (t.isElem() ? m().convert(m().intc(0), t) : m().intc(0));
+    bindValue(sym, m().var(name, t));
+  }
+}
+
+void Lowerer::declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc) {
+  Stmt* r = emit(StmtKind::Raw, loc);
+  r->text = llvm::formatv("{0} {1}[{2}];", kir::cxxElementType(b->elem), b->name, b->totalElements()).str();
+}
+
+void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
+  auto decls = sema_.declarations.find(d);
+  if (decls == sema_.declarations.end()) return;
+  for (size_t i = 0; i < d->decls.size() && i < decls->second.size(); ++i) {
+    const sema::Symbol* sym = decls->second[i];
+    std::vector<std::int64_t> arrayDims;
+    for (const sym::SymExpr* a : sym->type.arrayDims) arrayDims.push_back(sym::constantValue(a).value_or(1));
+    kir::Space space = d->storage == Storage::Shared ? kir::Space::Shared
+                       : d->storage == Storage::Local ? kir::Space::Local
+                                                      : kir::Space::Global;
+    if (space == kir::Space::Global) {
+      unsupported(d->range(), "a global buffer declared inside a `parallel`", "declare it before the parallel");
+      continue;
+    }
+    kir::Buffer* b = makeBuffer(sym, space, sym->type.elem, sym->type.shape, arrayDims, d->loc());
+    if (b->slotElements <= 0) {
+      unsupported(d->range(), "a buffer whose shape is not constant");
+      continue;
+    }
+    if (space == kir::Space::Shared) {
+      b->name = fresh(nameFor(sym));
+      kernel_->sharedBuffers.push_back(b);
+    } else {
+      declareLocalBuffer(b, d->loc());
+    }
+    if (const ast::Expr* init = d->decls[i].init) {
+      // `{v}`: every element starts as v; the threads of the scope fill it.
+      const ast::Expr* value = init;
+      if (const auto* tuple = llvm::dyn_cast<ItupleExpr>(init)) {
+        if (tuple->elements.size() != 1) {
+          unsupported(init->range(), "a buffer initialiser with more than one value");
+          continue;
+        }
+        value = tuple->elements[0];
+      }
+      const Expr* v = m().convert(lowerExpr(value), kir::ScalarType::element(b->elem));
+      bool shared = space == kir::Space::Shared;
+      std::int64_t threads = shared ? kernel_->threads : 1;
+      std::string iv = fresh("e");
+      Stmt* loop = emit(StmtKind::For, d->loc());
+      loop->var = iv;
+      loop->lo = shared ? m().var("tid_") : m().intc(0);
+      loop->hi = m().intc(b->totalElements());
+      loop->step = threads;
+      nested(loop->body, [&] {
+        Stmt* st = emit(StmtKind::Store, d->loc());
+        st->buffer = b;
+        st->index = m().var(iv);
+        st->op = "=";
+        st->value = v;
+      });
+      if (shared) barrier(kir::Scope::Cta, d->loc());
+    }
+  }
+}
+
+void Lowerer::lowerAssign(const AssignStmt* a) {
+  static const char* const kOps[] = {"=", "+=", "-=", "*=", "/=", "%="};
+  std::string op = "=";
+  switch (a->op) {
+    case TokenKind::equal: op = "="; break;
+    case TokenKind::plus: op = "+="; break;
+    case TokenKind::minus: op = "-="; break;
+    case TokenKind::star: op = "*="; break;
+    case TokenKind::slash: op = "/="; break;
+    case TokenKind::percent: op = "%="; break;
+    default: op = "=";
+  }
+  (void)kOps;
+  const ast::Expr* target = a->target;
+  // `x = value` that binds a new name: a view (an alias of its expression)
+  // or an integer/element value.
+  if (auto decl = sema_.declarations.find(a); decl != sema_.declarations.end() && !decl->second.empty()) {
+    const sema::Symbol* sym = decl->second.front();
+    const sema::Type& t = sym->type;
+    if (t.kind == sema::TypeKind::Data || t.kind == sema::TypeKind::Future) {
+      viewBindings_[sym] = a->value;
+      return;
+    }
+    if (t.kind == sema::TypeKind::Int || t.kind == sema::TypeKind::Element || t.kind == sema::TypeKind::Bool ||
+        t.kind == sema::TypeKind::Bounded) {
+      kir::ScalarType st = t.kind == sema::TypeKind::Element ? kir::ScalarType::element(t.elem)
+                           : t.kind == sema::TypeKind::Bool  ? kir::ScalarType::boolean()
+                                                             : kir::ScalarType::integer();
+      std::string name = fresh(sym->name);
+      Stmt* let = emit(StmtKind::Let, a->loc());
+      let->var = name;
+      let->type = st;
+      let->isMutable = sym->isMutable;
+      let->value = m().convert(lowerExpr(a->value), st);
+      bindValue(sym, m().var(name, st));
+      return;
+    }
+    if (t.kind == sema::TypeKind::Mdspan || t.kind == sema::TypeKind::Ituple) return;
+    unsupported(a->range(), "a binding of " + sema::printType(t));
+    return;
+  }
+  // `x = value` of a scalar variable.
+  if (const auto* n = llvm::dyn_cast<NameExpr>(target)) {
+    const sema::Symbol* sym = sema_.references.lookup(n);
+    if (!sym) return;
+    if (sym->type.kind == sema::TypeKind::Element || sym->type.kind == sema::TypeKind::Int ||
+        sym->type.kind == sema::TypeKind::Bool || sym->type.kind == sema::TypeKind::Bounded) {
+      kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
+                                                                     : kir::ScalarType::integer();
+      const Expr* v = lowerExpr(a->value);
+      Stmt* s = emit(StmtKind::Assign, a->loc());
+      s->var = nameFor(sym);
+      s->op = op;
+      if (t.isElem() && kir::computeType(t.elem) != t.elem) {
+        // 16-bit floats: compute in f32, store converted.
+        const Expr* cur = m().convert(m().var(s->var, t), kir::ScalarType::element(kir::computeType(t.elem)));
+        if (op != "=") v = m().binary(llvm::StringRef(op).drop_back(), cur, m().convert(v, cur->type), cur->type);
+        s->op = "=";
+      }
+      s->value = m().convert(v, t);
+      return;
+    }
+  }
+  // `x.at(i...) = value`.
+  const kir::Buffer* buffer = nullptr;
+  const Expr* index = nullptr;
+  if (const auto* meth = llvm::dyn_cast<MethodExpr>(target); meth && meth->method == TokenKind::m_at) {
+    index = elementIndex(meth->base, meth->args, &buffer);
+  } else if (const auto* sub = llvm::dyn_cast<SubscriptExpr>(target)) {
+    index = elementIndex(sub->base, sub->indices, &buffer);
+  }
+  if (!index || !buffer) {
+    if (!diags_.hasErrors()) unsupported(a->target->range(), "an assignment to this target");
+    return;
+  }
+  const Expr* v = lowerExpr(a->value);
+  kir::ScalarType t = kir::ScalarType::element(buffer->elem);
+  if (op != "=") {
+    kir::ScalarType ct = kir::ScalarType::element(kir::computeType(buffer->elem));
+    v = m().binary(llvm::StringRef(op).drop_back(), m().convert(m().load(buffer, index), ct), m().convert(v, ct), ct);
+  }
+  if (buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(buffer));
+  const Expr* leader = buffer->space == kir::Space::Local ? nullptr : leaderCondition();
+  std::vector<Stmt*>* target_out = out_;
+  Stmt* guard = nullptr;
+  if (leader) {
+    guard = emit(StmtKind::If, a->loc());
+    guard->cond = leader;
+    target_out = &guard->body;
+  }
+  nested(*target_out, [&] {
+    Stmt* s = emit(StmtKind::Store, a->loc());
+    s->buffer = buffer;
+    s->index = index;
+    s->op = "=";
+    s->value = m().convert(v, t);
+  });
+}
+
+void Lowerer::lowerForeach(const ForeachStmt* f) {
+  // Each binding iterates its variables, outer to inner; nested loops.
+  std::vector<Stmt*>* into = out_;
+  std::vector<std::pair<const sema::Symbol*, const Expr*>> saved;
+  bool unroll = llvm::any_of(f->suffixes, [](const LoopSuffix& s) { return s.kind == TokenKind::kw_unroll; });
+  for (const IterBinding& b : f->bindings) {
+    // The variables this binding iterates: declared by the foreach (sugar)
+    // or bound earlier by `with`.
+    std::vector<const sema::Symbol*> vars;
+    auto decls = sema_.declarations.find(f);
+    llvm::SmallVector<llvm::StringRef, 4> names;
+    if (!b.elements.empty()) names.append(b.elements.begin(), b.elements.end());
+    else names.push_back(b.name);
+    for (llvm::StringRef n : names) {
+      const sema::Symbol* found = nullptr;
+      for (const sema::Symbol* s : sema_.allSymbols)
+        if (s->name == n && (s->kind == sema::Symbol::Kind::IterVar) && s->loc.getPointer() >= f->loc().getPointer() &&
+            s->loc.getPointer() <= f->range().End.getPointer())
+          found = s;
+      if (!found) {
+        // A variable bound by an enclosing `with`.
+        for (const sema::Symbol* s : sema_.allSymbols)
+          if (s->name == n && s->kind == sema::Symbol::Kind::IterVar && s->loc.getPointer() < f->loc().getPointer())
+            found = s;
+      }
+      if (found && found->type.kind == sema::TypeKind::Bounded) vars.push_back(found);
+      else if (found && found->type.kind == sema::TypeKind::BoundedTuple) {
+        unsupported(b.range, "`foreach` over a bounded ituple", "name its elements: `foreach {i, j} in [...]`");
+        return;
+      }
+    }
+    (void)decls;
+    for (const sema::Symbol* v : vars) {
+      std::string name = fresh(v->name);
+      names_[v] = name;
+      const Expr* extent = lowerSym(v->type.shape.empty() ? nullptr : v->type.shape[0], b.range.Start);
+      Stmt* loop = m().stmt(StmtKind::For, f->loc());
+      loop->var = name;
+      loop->lo = m().intc(0);
+      loop->hi = extent;
+      loop->unroll = unroll;
+      if (b.hasRange && v->name == b.name) {
+        if (b.lo) loop->lo = m().add(loop->lo, lowerInt(b.lo));
+        if (b.hi) loop->hi = m().add(loop->hi, lowerInt(b.hi));
+        if (b.step) loop->step = llvm::isa<IntLiteralExpr>(b.step) ? lowerInt(b.step)->intValue : 1;
+      }
+      auto old = values_.find(v);
+      saved.push_back({v, old == values_.end() ? m().intc(0) : old->second});
+      bindValue(v, m().var(name));
+      into->push_back(loop);
+      into = &loop->body;
+    }
+  }
+  nested(*into, [&] { lowerBody(f->body); });
+  // After the loop the variables read as before it (0 for `with`, spec 9.1).
+  for (auto& [v, old] : saved) bindValue(v, old);
+}
+
+void Lowerer::lowerWith(const WithStmt* w) {
+  // `with` only binds: its variables read as 0 outside a foreach.
+  for (const sema::Symbol* s : sema_.allSymbols) {
+    if (s->kind != sema::Symbol::Kind::IterVar || s->type.kind != sema::TypeKind::Bounded) continue;
+    if (s->loc.getPointer() < w->loc().getPointer() || s->loc.getPointer() > w->range().End.getPointer()) continue;
+    if (!values_.count(s)) bindValue(s, m().intc(0));
+  }
+  lowerBody(w->body);
+}
+
+void Lowerer::lowerIf(const IfStmt* s) {
+  Stmt* i = emit(StmtKind::If, s->loc());
+  i->cond = lowerCondition(s->cond);
+  nested(i->body, [&] { lowerBody(s->then); });
+  if (s->otherwise) nested(i->elseBody, [&] { lowerBody(s->otherwise); });
+}
+
+void Lowerer::lowerWhile(const WhileStmt* s) {
+  Stmt* w = emit(StmtKind::While, s->loc());
+  w->cond = lowerCondition(s->cond);
+  nested(w->body, [&] { lowerBody(s->body); });
+}
+
+void Lowerer::lowerSync(const SyncStmt* s) {
+  switch (s->syncKind) {
+    case SyncStmt::Kind::Storage:
+      if (s->storage == Storage::Shared) {
+        barrier(kir::Scope::Cta, s->loc());
+      } else {
+        emit(StmtKind::Raw, s->loc())->text = "__threadfence();";
+      }
+      return;
+    case SyncStmt::Kind::Barrier:
+      if (s->level == ParallelLevel::Device) {
+        unsupported(s->range(), "a grid-wide barrier");
+        return;
+      }
+      barrier(kir::Scope::Cta, s->loc());
+      return;
+    case SyncStmt::Kind::Fence:
+      emit(StmtKind::Raw, s->loc())->text =
+          s->level == ParallelLevel::Block || s->level == ParallelLevel::Thread ? "__threadfence_block();"
+                                                                                 : "__threadfence();";
+      return;
+  }
+}
+
+void Lowerer::lowerCpp(const ast::Stmt* s) {
+  if (const auto* c = llvm::dyn_cast<CppStmt>(s)) {
+    emit(StmtKind::Raw, s->loc())->text = c->code.str();
+    return;
+  }
+  const auto* a = llvm::cast<AsmStmt>(s);
+  std::string text = a->isVolatile ? "asm volatile(" : "asm(";
+  std::string tmpl;
+  for (char ch : a->asmTemplate) {
+    if (ch == '"' || ch == '\\') tmpl += '\\';
+    if (ch == '\n') {
+      tmpl += "\\n";
+      continue;
+    }
+    tmpl += ch;
+  }
+  text += "\"" + tmpl + "\"";
+  auto operands = [&](llvm::ArrayRef<AsmOperand> ops) {
+    std::string r;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (i) r += ", ";
+      if (!ops[i].symbolicName.empty()) r += "[" + ops[i].symbolicName.str() + "] ";
+      r += "\"" + ops[i].constraint.str() + "\"(" + printExpr(lowerExpr(ops[i].value)) + ")";
+    }
+    return r;
+  };
+  if (!a->outputs.empty() || !a->inputs.empty() || !a->clobbers.empty()) text += " : " + operands(a->outputs);
+  if (!a->inputs.empty() || !a->clobbers.empty()) text += " : " + operands(a->inputs);
+  if (!a->clobbers.empty()) {
+    text += " : ";
+    for (size_t i = 0; i < a->clobbers.size(); ++i) text += (i ? ", \"" : "\"") + a->clobbers[i].str() + "\"";
+  }
+  text += ");";
+  emit(StmtKind::Raw, s->loc())->text = text;
+}
+
+}  // namespace croqc::lower

@@ -1,0 +1,48 @@
+// Lowering: from the checked AST and what sema knows about it to KIR. Each
+// `__co__` function becomes a host wrapper and one kernel per top-level
+// `parallel`; parallel levels become thread-index arithmetic and masks,
+// views become tiles (offset, strides, valid extents), copies become
+// cooperative or asynchronous tile copies with their barriers, and MMA
+// statements become `mma.sync.m16n8k16` atoms.
+//
+// The work is split by area, one file per step:
+//   Lower.cpp          functions, host wrappers, buffers, statements
+//   LowerParallel.cpp  parallel levels -> thread mapping and masks
+//   LowerExpr.cpp      expressions and symbolic values -> KIR expressions
+//   LowerView.cpp      views -> tiles and element addresses
+//   LowerCopy.cpp      dma copies, futures, waits, swap/rotate
+//   LowerMma.cpp       mma.fill/load/exec/store -> atoms
+#pragma once
+
+#include <llvm/ADT/StringRef.h>
+
+#include <memory>
+
+#include "kir/KIR.h"
+
+namespace croqc {
+class DiagnosticEngine;
+namespace ast {
+class Program;
+}
+namespace sema {
+class SemaResult;
+}
+
+namespace lower {
+
+struct LowerOptions {
+  /// `sm_86`, `sm_90a`.
+  llvm::StringRef arch = "sm_86";
+  /// Emit the wrapper's entry shape checks (`--runtime-check=entry`).
+  bool entryChecks = true;
+};
+
+/// Lowers `program`. Constructs croqc cannot lower yet are reported as
+/// errors naming the construct; the result is null when any error was
+/// reported.
+std::unique_ptr<kir::Module> lowerProgram(const ast::Program& program, sema::SemaResult& sema,
+                                          const LowerOptions& options, DiagnosticEngine& diags);
+
+}  // namespace lower
+}  // namespace croqc

@@ -1,0 +1,276 @@
+// Data movement: `dma.copy` (synchronous and `.async`), futures, `wait`,
+// `swap` and `rotate` (spec 12, 14.6, 21.1, 21.4).
+//
+// A copy is cooperative over the threads whose views agree: all threads of
+// the CTA when the source and destination do not depend on warp or thread
+// variables, the 32 lanes of a warp when they depend on a warp variable,
+// one thread when they depend on a thread variable. A synchronous copy is
+// fenced by barriers of that scope on both sides, so that earlier readers
+// of the destination are done and later readers see the data.
+//
+// An `.async` global -> shared copy is a `cp.async` group. Each thread
+// counts the groups it issued (`async_issued_`) and every async future
+// records the count of its own group, so `wait f` waits until no more than
+// `issued - seq(f)` newer groups are pending, then synchronises the CTA.
+// Futures that name shared storage are pointers, so `swap`/`rotate`
+// exchange them without moving data, and a re-bound future writes into
+// whatever storage its name holds at that point.
+#include "lower/LowerImpl.h"
+
+#include <llvm/Support/FormatVariadic.h>
+
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc) {
+  if (kir::Buffer* b = buffers_.lookup(future)) return b;
+  kir::Space space = type.storage == Storage::Local ? kir::Space::Local : kir::Space::Shared;
+  kir::Buffer* storage = makeBuffer(nullptr, space, type.elem, type.shape, {}, loc);
+  storage->name = fresh(future->name + "_storage");
+  if (storage->slotElements <= 0) {
+    unsupported({loc, loc}, "a copy into a new buffer whose shape is not constant");
+    return nullptr;
+  }
+  // The future's name is a pointer to its current storage.
+  kir::Buffer* view = makeBuffer(future, space, type.elem, type.shape, {}, loc);
+  view->name = fresh(future->name);
+  view->rowStride = storage->rowStride;
+  view->strides = storage->strides;
+  view->slotElements = storage->slotElements;
+  std::vector<Stmt*>* saved = out_;
+  out_ = &prologue_;
+  if (space == kir::Space::Shared) {
+    kernel_->sharedBuffers.push_back(storage);
+  } else {
+    declareLocalBuffer(storage, loc);
+  }
+  Stmt* ptr = emit(StmtKind::Raw, loc);
+  ptr->text = llvm::formatv("{0}* {1} = {2};", kir::cxxElementType(type.elem), view->name, storage->name).str();
+  out_ = saved;
+  return view;
+}
+
+void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
+                       llvm::SMLoc loc) {
+  std::int64_t threads = scope == kir::Scope::Cta         ? kernel_->threads
+                         : scope == kir::Scope::Warpgroup ? 128
+                         : scope == kir::Scope::Warp      ? 32
+                                                          : 1;
+  const Expr* tid = m().var("tid_");
+  const Expr* rank = scope == kir::Scope::Cta    ? tid
+                     : scope == kir::Scope::Thread ? m().intc(0)
+                                                   : m().mod(tid, m().intc(threads));
+  bool fence = scope == kir::Scope::Cta || scope == kir::Scope::Warp;
+  if (fence) barrier(scope, loc);
+  Stmt* c = emit(StmtKind::Copy, loc);
+  c->dst = dst;
+  c->src = src;
+  c->scope = scope;
+  c->threads = threads;
+  c->rank = rank;
+  c->async = async;
+  c->zfill = zfill;
+  if (!async && fence) barrier(scope, loc);
+}
+
+void Lowerer::lowerDma(const DmaStmt* d) {
+  if (d->op == TokenKind::m_any) return;
+  if (d->engine == TokenKind::kw_tma) {
+    unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
+    return;
+  }
+  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp) {
+    unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
+    if (!d->future.empty())
+      if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())
+        for (const sema::Symbol* s : decls->second) failed_.insert(s);
+    return;
+  }
+  std::optional<kir::Tile> src = lowerTile(d->source, "the copy source");
+  if (!src) return;
+  if (d->op == TokenKind::m_transp) {
+    // `dma.transp<p...>`: destination dimension i walks source dimension
+    // p[i]; the source tile is read through permuted strides.
+    kir::Tile permuted = *src;
+    for (size_t i = 0; i < d->config.size() && i < src->rank(); ++i) {
+      const sema::Type* ct = sema_.typeOf(d->config[i]);
+      std::optional<std::int64_t> p;
+      if (ct && !ct->values.empty()) p = sym::constantValue(ct->values[0]);
+      if (!p || *p < 0 || static_cast<size_t>(*p) >= src->rank()) {
+        unsupported(d->config[i]->range(), "this transpose layout");
+        return;
+      }
+      permuted.extents[i] = src->extents[*p];
+      permuted.strides[i] = src->strides[*p];
+      permuted.valid[i] = src->valid[*p];
+    }
+    src = permuted;
+  }
+  for (size_t i = 0; i < src->extents.size(); ++i) {
+    if (src->extents[i] <= 0) {
+      diags_.report(d->source->loc(), DiagKind::err_lower_nonconstant_tile, "the copy source", i,
+                    sym::print(sema_.typeOf(d->source) && i < sema_.typeOf(d->source)->shape.size() ? sema_.typeOf(d->source)->shape[i] : nullptr))
+          .range(d->source->range());
+      return;
+    }
+  }
+  const sema::Symbol* future = nullptr;
+  if (!d->future.empty()) {
+    auto decls = sema_.declarations.find(d);
+    if (decls != sema_.declarations.end() && !decls->second.empty()) future = decls->second.front();
+  }
+  std::optional<kir::Tile> dst;
+  if (d->dest) {
+    dst = lowerTile(d->dest, "the copy destination");
+    if (!dst) return;
+  } else {
+    if (!future) {
+      // An unnamed `=> shared` copy: storage of its own.
+      unsupported(d->range(), "an unnamed copy into new storage", "bind it: `f = dma.copy ... => shared;`");
+      return;
+    }
+    sema::Type type = future->type;
+    type.storage = d->destStorage;
+    type.shape.clear();
+    for (std::int64_t e : src->extents) type.shape.push_back(symbols().constant(e));
+    type.elem = src->buffer->elem;
+    kir::Buffer* storage = futureStorage(future, type, d->loc());
+    if (!storage) return;
+    kir::Tile t;
+    t.buffer = storage;
+    t.offset = m().intc(0);
+    t.extents = src->extents;
+    t.strides = storage->strides;
+    t.valid.assign(t.extents.size(), nullptr);
+    dst = t;
+  }
+  for (size_t i = 0; i < dst->extents.size(); ++i) {
+    if (dst->extents[i] <= 0) {
+      diags_.report(d->loc(), DiagKind::err_lower_nonconstant_tile, "`dma.copy`", i, "runtime extent");
+      return;
+    }
+  }
+  if (dst->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(dst->buffer));
+
+  // Cooperation scope.
+  ParallelLevel deepest = std::max(deepestLevelUsed(d->source), d->dest ? deepestLevelUsed(d->dest) : ParallelLevel::Block);
+  kir::Scope scope = kir::Scope::Cta;
+  if (dst->buffer->space == kir::Space::Local || src->buffer->space == kir::Space::Local) scope = kir::Scope::Thread;
+  else if (deepest == ParallelLevel::Thread) scope = kir::Scope::Thread;
+  else if (deepest == ParallelLevel::Group) scope = kir::Scope::Warp;
+  else if (deepest == ParallelLevel::Group4) scope = kir::Scope::Warpgroup;
+  if (scope == kir::Scope::Warpgroup) {
+    unsupported(d->range(), "a copy whose views depend on a warpgroup variable");
+    return;
+  }
+
+  bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
+  bool zfill = dst->buffer->space != kir::Space::Global;
+  emitCopy(*dst, *src, scope, async, zfill, d->loc());
+
+  if (d->isAsync && future) {
+    if (!anyAsyncCopy_) {
+      anyAsyncCopy_ = true;
+    }
+    if (!asyncFutures_.count(future)) {
+      asyncFutures_.insert(future);
+      std::vector<Stmt*>* saved = out_;
+      out_ = &prologue_;
+      Stmt* seq = emit(StmtKind::Let, d->loc());
+      seq->var = nameFor(future) + "_seq";
+      seq->isMutable = true;
+      seq->maybeUnused = true;
+      seq->value = m().intc(0);
+      out_ = saved;
+    }
+    if (async) {
+      emit(StmtKind::AsyncCommit, d->loc());
+      Stmt* inc = emit(StmtKind::Assign, d->loc());
+      inc->var = "async_issued_";
+      inc->op = "+=";
+      inc->value = m().intc(1);
+    }
+    Stmt* rec = emit(StmtKind::Assign, d->loc());
+    rec->var = nameFor(future) + "_seq";
+    rec->op = "=";
+    rec->value = m().var("async_issued_");
+  }
+}
+
+void Lowerer::lowerWait(const WaitStmt* w) {
+  const Expr* oldest = nullptr;
+  for (const ast::Expr* t : w->targets) {
+    const sema::Symbol* s = rootSymbol(t, nullptr);
+    if (!s) continue;
+    if (!asyncFutures_.count(s)) {
+      if (s->type.kind == sema::TypeKind::Event) {
+        unsupported(t->range(), "waiting on an event");
+        return;
+      }
+      continue;
+    }
+    const Expr* seq = m().var(nameFor(s) + "_seq");
+    // Every target must be complete: wait for the newest of them.
+    oldest = oldest ? m().max(oldest, seq) : seq;
+  }
+  if (!oldest) return;
+  Stmt* wait = emit(StmtKind::AsyncWait, w->loc());
+  wait->value = m().sub(m().var("async_issued_"), oldest);
+  barrier(kir::Scope::Cta, w->loc());
+}
+
+void Lowerer::lowerSwap(const SwapStmt* s) {
+  std::vector<std::string> names;
+  bool seq = false;
+  unsigned withStorage = 0;
+  for (const ast::Expr* e : s->names) {
+    const sema::Symbol* sym = sema_.references.lookup(e);
+    const kir::Buffer* b = sym ? bufferFor(sym) : nullptr;
+    if (b) {
+      names.push_back(b->name);
+      ++withStorage;
+    }
+    seq = seq || (sym && asyncFutures_.count(sym));
+  }
+  if (withStorage != 0 && withStorage != s->names.size()) {
+    unsupported(s->range(), "`swap` of futures of which only some copy into new storage");
+    return;
+  }
+  auto rotate = [&](llvm::StringRef suffix, llvm::StringRef type) {
+    std::string text = "{ " + type.str() + " t_ = " + names[0] + suffix.str() + "; ";
+    for (size_t i = 0; i + 1 < names.size(); ++i) text += names[i] + suffix.str() + " = " + names[i + 1] + suffix.str() + "; ";
+    text += names.back() + suffix.str() + " = t_; }";
+    emit(StmtKind::Raw, s->loc())->text = text;
+  };
+  if (names.size() >= 2) rotate("", "auto");
+  if (seq) {
+    // Sequence numbers travel with the futures' names.
+    std::vector<std::string> seqNames;
+    for (const ast::Expr* e : s->names) {
+      const sema::Symbol* sym = sema_.references.lookup(e);
+      if (!sym || !asyncFutures_.count(sym)) {
+        // A future never bound by an async copy (a `dma.any` placeholder)
+        // takes part with sequence number 0: nothing to wait for.
+        const_cast<Lowerer*>(this)->asyncFutures_.insert(sym);
+        std::vector<Stmt*>* saved = out_;
+        out_ = &prologue_;
+        Stmt* let = emit(StmtKind::Let, s->loc());
+        let->var = nameFor(sym) + "_seq";
+        let->isMutable = true;
+        let->maybeUnused = true;
+        let->value = m().intc(0);
+        out_ = saved;
+      }
+      seqNames.push_back(nameFor(sym) + "_seq");
+    }
+    std::string text = "{ int t_ = " + seqNames[0] + "; ";
+    for (size_t i = 0; i + 1 < seqNames.size(); ++i) text += seqNames[i] + " = " + seqNames[i + 1] + "; ";
+    text += seqNames.back() + " = t_; }";
+    emit(StmtKind::Raw, s->loc())->text = text;
+  }
+}
+
+}  // namespace croqc::lower

@@ -1,0 +1,342 @@
+// Expressions and symbolic values to KIR expressions.
+//
+// Integer expressions that sema evaluated symbolically (shapes, `cdiv`, `#`,
+// composed indices) are rebuilt from the symbolic value, so every spelling
+// of the same index lowers the same way. Element arithmetic on 16-bit and
+// 8-bit floats is done in f32 and converted when stored.
+#include "lower/LowerImpl.h"
+
+#include <llvm/ADT/StringSwitch.h>
+#include <llvm/Support/FormatVariadic.h>
+
+#include <cmath>
+
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+kir::ScalarType Lowerer::typeOf(const ast::Expr* e) const {
+  const sema::Type* t = sema_.typeOf(e);
+  if (!t) return kir::ScalarType::integer();
+  switch (t->kind) {
+    case sema::TypeKind::Bool: return kir::ScalarType::boolean();
+    case sema::TypeKind::Element:
+    case sema::TypeKind::Data: return kir::ScalarType::element(t->elem);
+    default: return kir::ScalarType::integer();
+  }
+}
+
+const Expr* Lowerer::lowerSym(const sym::SymExpr* e, llvm::SMLoc loc) {
+  using namespace sym;
+  if (!e) return m().intc(0);
+  switch (e->kind()) {
+    case SymKind::Constant: return m().intc(llvm::cast<ConstantExpr>(e)->value());
+    case SymKind::Symbol: {
+      auto it = symValues_.find(e);
+      if (it != symValues_.end()) return it->second;
+      diags_.report(loc, DiagKind::err_lower_symbolic, "the value", sym::print(e),
+                    "only parameters, shape symbols, loop and parallel variables can size or index tiles");
+      return m().intc(0);
+    }
+    case SymKind::Add: {
+      const auto* a = llvm::cast<AddExpr>(e);
+      const Expr* r = nullptr;
+      for (const SymTerm& t : a->terms()) {
+        const Expr* term = m().mul(m().intc(t.coefficient), lowerSym(t.monomial, loc));
+        r = r ? m().add(r, term) : term;
+      }
+      return m().add(r ? r : m().intc(0), m().intc(a->constant()));
+    }
+    case SymKind::Mul: {
+      const auto* mu = llvm::cast<MulExpr>(e);
+      const Expr* r = m().intc(mu->coefficient());
+      for (const SymExpr* f : mu->factors()) r = m().mul(r, lowerSym(f, loc));
+      return r;
+    }
+    case SymKind::FloorDiv: {
+      const auto* d = llvm::cast<DivisionExpr>(e);
+      return m().div(lowerSym(d->numerator(), loc), lowerSym(d->divisor(), loc));
+    }
+    case SymKind::CeilDiv: {
+      const auto* d = llvm::cast<DivisionExpr>(e);
+      return m().cdiv(lowerSym(d->numerator(), loc), lowerSym(d->divisor(), loc));
+    }
+    case SymKind::Mod: {
+      const auto* d = llvm::cast<DivisionExpr>(e);
+      return m().mod(lowerSym(d->numerator(), loc), lowerSym(d->divisor(), loc));
+    }
+    case SymKind::Min:
+    case SymKind::Max: {
+      const auto* mm = llvm::cast<MinMaxExpr>(e);
+      const Expr* r = nullptr;
+      for (const SymExpr* o : mm->operands()) {
+        const Expr* v = lowerSym(o, loc);
+        r = !r ? v : e->kind() == SymKind::Min ? m().min(r, v) : m().max(r, v);
+      }
+      return r ? r : m().intc(0);
+    }
+    case SymKind::Unknown:
+      diags_.report(loc, DiagKind::err_lower_symbolic, "a value", "?",
+                    "croqc could not analyse this value; use parameters, constants and loop variables");
+      return m().intc(0);
+  }
+  return m().intc(0);
+}
+
+const Expr* Lowerer::lowerInt(const ast::Expr* e) { return m().convert(lowerExpr(e), kir::ScalarType::integer()); }
+
+const Expr* Lowerer::lowerCondition(const ast::Expr* e) {
+  const Expr* c = lowerExpr(e);
+  if (c->type.kind == kir::ScalarType::Kind::Bool) return c;
+  return m().binary("!=", c, m().intc(0), kir::ScalarType::boolean());
+}
+
+namespace {
+
+llvm::StringRef binarySpelling(TokenKind op) {
+  switch (op) {
+    case TokenKind::plus: return "+";
+    case TokenKind::minus: return "-";
+    case TokenKind::star: return "*";
+    case TokenKind::slash: return "/";
+    case TokenKind::percent: return "%";
+    case TokenKind::less: return "<";
+    case TokenKind::lessequal: return "<=";
+    case TokenKind::greater: return ">";
+    case TokenKind::greaterequal: return ">=";
+    case TokenKind::equalequal: return "==";
+    case TokenKind::exclaimequal: return "!=";
+    case TokenKind::ampamp: return "&&";
+    case TokenKind::pipepipe: return "||";
+    case TokenKind::amp: return "&";
+    case TokenKind::pipe: return "|";
+    case TokenKind::caret: return "^";
+    case TokenKind::lessless: return "<<";
+    case TokenKind::greatergreater: return ">>";
+    default: return "";
+  }
+}
+
+bool isComparison(llvm::StringRef op) {
+  return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=" || op == "&&" || op == "||";
+}
+
+/// Math builtins (spec 15.2) and the device function each calls for f32.
+llvm::StringRef mathBuiltin(llvm::StringRef name) {
+  return llvm::StringSwitch<llvm::StringRef>(name)
+      .Case("exp", "expf")
+      .Case("exp2", "exp2f")
+      .Case("log", "logf")
+      .Case("log2", "log2f")
+      .Case("sqrt", "sqrtf")
+      .Case("rsqrt", "rsqrtf")
+      .Case("sin", "sinf")
+      .Case("cos", "cosf")
+      .Case("tanh", "tanhf")
+      .Case("abs", "fabsf")
+      .Case("fabs", "fabsf")
+      .Case("floor", "floorf")
+      .Case("ceil", "ceilf")
+      .Case("pow", "powf")
+      .Case("fmax", "fmaxf")
+      .Case("fmin", "fminf")
+      .Default("");
+}
+
+}  // namespace
+
+const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
+  const sema::Type* t = sema_.typeOf(e);
+  // Integers sema knows symbolically.
+  if (t && (t->kind == sema::TypeKind::Int || t->kind == sema::TypeKind::Bounded) && t->values.size() == 1 &&
+      !sym::isUnknown(t->values[0]) && !llvm::isa<NameExpr>(e)) {
+    bool known = true;
+    std::function<void(const sym::SymExpr*)> check = [&](const sym::SymExpr* x) {
+      if (!known) return;
+      if (llvm::isa<sym::SymbolExpr>(x)) {
+        if (!symValues_.count(x)) known = false;
+        return;
+      }
+      if (const auto* a = llvm::dyn_cast<sym::AddExpr>(x))
+        for (const sym::SymTerm& term : a->terms()) check(term.monomial);
+      if (const auto* mu = llvm::dyn_cast<sym::MulExpr>(x))
+        for (const sym::SymExpr* f : mu->factors()) check(f);
+      if (const auto* d = llvm::dyn_cast<sym::DivisionExpr>(x)) {
+        check(d->numerator());
+        check(d->divisor());
+      }
+      if (const auto* mm = llvm::dyn_cast<sym::MinMaxExpr>(x))
+        for (const sym::SymExpr* o : mm->operands()) check(o);
+      if (llvm::isa<sym::UnknownExpr>(x)) known = false;
+    };
+    check(t->values[0]);
+    if (known) return lowerSym(t->values[0], e->loc());
+  }
+
+  switch (e->kind()) {
+    case NodeKind::IntLiteralExpr: {
+      const auto* i = llvm::cast<IntLiteralExpr>(e);
+      auto v = static_cast<std::int64_t>(i->value.value);
+      return m().intc(i->negative ? -v : v);
+    }
+    case NodeKind::FloatLiteralExpr: {
+      const auto* f = llvm::cast<FloatLiteralExpr>(e);
+      std::string text;
+      double v = f->value.value * (f->negative ? -1 : 1);
+      if (std::isinf(v)) text = v > 0 ? "croq::infinity()" : "(-croq::infinity())";
+      else {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.9g", v);
+        text = buf;
+        if (text.find_first_of(".e") == std::string::npos) text += ".0";
+        text += "f";
+      }
+      return m().floatc(text, TokenKind::ty_f32);
+    }
+    case NodeKind::BoolLiteralExpr: return m().boolc(llvm::cast<BoolLiteralExpr>(e)->value);
+    case NodeKind::NameExpr: {
+      const sema::Symbol* s = sema_.references.lookup(e);
+      if (!s) break;
+      auto it = values_.find(s);
+      if (it != values_.end()) return it->second;
+      if (s->value && !sym::isUnknown(s->value) && !llvm::isa<sym::SymbolExpr>(s->value))
+        return lowerSym(s->value, e->loc());
+      if (s->value) {
+        auto sv = symValues_.find(s->value);
+        if (sv != symValues_.end()) return sv->second;
+      }
+      if (s->type.kind == sema::TypeKind::Data) {
+        // A rank-0 read of a one-element buffer is not a scalar; report.
+        unsupported(e->range(), "spanned data used as a scalar value", "read an element with `.at(...)`");
+        return m().intc(0);
+      }
+      diags_.report(e->loc(), DiagKind::err_lower_symbolic, "the name", s->name,
+                    "declare it before the parallel, or give it a value inside");
+      return m().intc(0);
+    }
+    case NodeKind::UnaryExpr: {
+      const auto* u = llvm::cast<UnaryExpr>(e);
+      const Expr* v = lowerExpr(u->operand);
+      if (u->op == TokenKind::exclaim) return m().unary("!", v, kir::ScalarType::boolean());
+      if (u->op == TokenKind::plus) return v;
+      kir::ScalarType ty = v->type;
+      if (ty.isElem()) {
+        ty = kir::ScalarType::element(kir::computeType(ty.elem));
+        v = m().convert(v, ty);
+      }
+      return m().unary(u->op == TokenKind::tilde ? "~" : "-", v, ty);
+    }
+    case NodeKind::BinaryExpr: {
+      const auto* b = llvm::cast<BinaryExpr>(e);
+      llvm::StringRef op = binarySpelling(b->op);
+      if (op.empty()) break;
+      const Expr* l = lowerExpr(b->lhs);
+      const Expr* r = lowerExpr(b->rhs);
+      kir::ScalarType ty = typeOf(e);
+      kir::ScalarType operandType = ty;
+      if (isComparison(op)) {
+        operandType = l->type.isElem() ? l->type : r->type;
+        ty = kir::ScalarType::boolean();
+      }
+      if (operandType.isElem()) {
+        operandType = kir::ScalarType::element(kir::computeType(operandType.elem));
+        l = m().convert(l, operandType);
+        r = m().convert(r, operandType);
+        if (!isComparison(op)) ty = operandType;
+      }
+      if (op == "&&" || op == "||") {
+        l = l->type.kind == kir::ScalarType::Kind::Bool ? l : m().binary("!=", l, m().intc(0), ty);
+        r = r->type.kind == kir::ScalarType::Kind::Bool ? r : m().binary("!=", r, m().intc(0), ty);
+      }
+      return m().binary(op, l, r, ty);
+    }
+    case NodeKind::ConditionalExpr: {
+      const auto* c = llvm::cast<ConditionalExpr>(e);
+      const Expr* a = lowerExpr(c->then);
+      const Expr* b = lowerExpr(c->otherwise);
+      kir::ScalarType ty = typeOf(e);
+      if (ty.isElem()) {
+        ty = kir::ScalarType::element(kir::computeType(ty.elem));
+        a = m().convert(a, ty);
+        b = m().convert(b, ty);
+      }
+      return m().select(lowerCondition(c->cond), a, b, ty);
+    }
+    case NodeKind::MethodExpr: {
+      const auto* mm = llvm::cast<MethodExpr>(e);
+      if (mm->method == TokenKind::m_at && t && t->kind == sema::TypeKind::Element) return lowerElementAccess(mm);
+      break;
+    }
+    case NodeKind::ElementOfExpr:
+    case NodeKind::SubscriptExpr: {
+      if (t && t->kind == sema::TypeKind::Element) {
+        const auto* sub = llvm::dyn_cast<SubscriptExpr>(e);
+        if (sub) {
+          const kir::Buffer* buffer = nullptr;
+          const Expr* index = elementIndex(sub->base, sub->indices, &buffer);
+          if (index && buffer) return m().load(buffer, index);
+        }
+      }
+      break;
+    }
+    case NodeKind::CastExpr: {
+      const auto* c = llvm::cast<CastExpr>(e);
+      const Expr* v = lowerExpr(c->operand);
+      if (c->type == TokenKind::eof) {
+        return m().call("static_cast<" + c->cxxType.str() + ">", {v}, kir::ScalarType::integer());
+      }
+      if (c->type == TokenKind::kw_int) return m().convert(v, kir::ScalarType::integer());
+      return m().convert(v, kir::ScalarType::element(c->type));
+    }
+    case NodeKind::CallExpr: {
+      const auto* c = llvm::cast<CallExpr>(e);
+      std::vector<const Expr*> args;
+      for (const ast::Expr* a : c->args) args.push_back(lowerExpr(a));
+      kir::ScalarType ty = typeOf(e);
+      llvm::StringRef math = mathBuiltin(c->callee);
+      if (!math.empty() && !c->viaCallKeyword) {
+        for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
+        return m().call(math, args, kir::ScalarType::element(TokenKind::ty_f32));
+      }
+      if (c->callee == "min" || c->callee == "max") {
+        if (args.size() == 2 && !args[0]->type.isElem() && !args[1]->type.isElem())
+          return c->callee == "min" ? m().min(args[0], args[1]) : m().max(args[0], args[1]);
+        for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
+        return m().call(c->callee == "min" ? "fminf" : "fmaxf", args, kir::ScalarType::element(TokenKind::ty_f32));
+      }
+      if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
+      std::string callee = c->callee.str();
+      if (c->hasTemplateArgs) {
+        callee += "<";
+        for (size_t i = 0; i < c->templateArgs.size(); ++i) {
+          if (i) callee += ", ";
+          const sema::Type* at = sema_.typeOf(c->templateArgs[i]);
+          if (const auto* et = llvm::dyn_cast<ElementTypeExpr>(c->templateArgs[i]))
+            callee += kir::cxxElementType(et->type);
+          else if (at && at->kind == sema::TypeKind::TypeName)
+            callee += kir::cxxElementType(at->elem);
+          else
+            callee += printExpr(lowerExpr(c->templateArgs[i]));
+        }
+        callee += ">";
+      }
+      if (ty.kind == kir::ScalarType::Kind::Int && t && t->kind == sema::TypeKind::Opaque)
+        ty = kir::ScalarType::integer();
+      return m().call(callee, args, ty);
+    }
+    default: break;
+  }
+  unsupported(e->range(), "this expression (`" + nodeKindName(e->kind()).str() + "`) in device code");
+  return m().intc(0);
+}
+
+const Expr* Lowerer::lowerElementAccess(const MethodExpr* mm) {
+  const kir::Buffer* buffer = nullptr;
+  const Expr* index = elementIndex(mm->base, mm->args, &buffer);
+  if (!index || !buffer) return m().intc(0);
+  return m().load(buffer, index);
+}
+
+}  // namespace croqc::lower

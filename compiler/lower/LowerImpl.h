@@ -1,0 +1,162 @@
+// The lowering's internal interface, shared by the Lower*.cpp files.
+#pragma once
+
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
+#include <llvm/Support/SourceMgr.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ast/AST.h"
+#include "basic/Diagnostic.h"
+#include "lower/Lower.h"
+#include "sema/SemaTypes.h"
+
+namespace croqc::lower {
+
+using kir::Expr;
+using kir::Stmt;
+using kir::StmtKind;
+
+/// One level of thread mapping inside a kernel: which threads form one
+/// instance of the level (`span` consecutive thread ids) and how many
+/// threads the enclosing level has (`parentSpan`).
+struct LevelFrame {
+  ast::ParallelLevel level = ast::ParallelLevel::Block;
+  std::int64_t span = 1;
+  std::int64_t parentSpan = 1;
+};
+
+class Lowerer {
+ public:
+  Lowerer(sema::SemaResult& sema, const LowerOptions& options, DiagnosticEngine& diags);
+  std::unique_ptr<kir::Module> run(const ast::Program& program);
+
+ private:
+  // ---- Functions, wrappers, statements (Lower.cpp) ----
+  void lowerFunction(const ast::CoFunction& fn, const sema::FunctionInfo& info);
+  void lowerHostStmt(const ast::Stmt* s);
+  void lowerKernel(const ast::ParallelStmt* root, const sema::KernelInfo& info);
+  void lowerStmt(const ast::Stmt* s);
+  void lowerBody(const ast::Stmt* s);
+  void lowerCompound(const ast::CompoundStmt* c);
+  void lowerScalarDecl(const ast::ScalarDeclStmt* d);
+  void lowerSpannedDecl(const ast::SpannedDeclStmt* d);
+  void lowerAssign(const ast::AssignStmt* a);
+  void lowerForeach(const ast::ForeachStmt* f);
+  void lowerWith(const ast::WithStmt* w);
+  void lowerIf(const ast::IfStmt* s);
+  void lowerWhile(const ast::WhileStmt* s);
+  void lowerSync(const ast::SyncStmt* s);
+  void lowerCpp(const ast::Stmt* s);
+  kir::Buffer* makeBuffer(const sema::Symbol* sym, kir::Space space, TokenKind elem, const sema::SymList& shape,
+                          llvm::ArrayRef<std::int64_t> arrayDims, llvm::SMLoc loc);
+  void declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc);
+
+  // ---- Parallel levels (LowerParallel.cpp) ----
+  void lowerParallel(const ast::ParallelStmt* p);
+  /// The frame a statement at the current position runs in.
+  const LevelFrame& currentFrame() const { return frames_.back(); }
+  /// True for this thread when it is the one that performs a side effect
+  /// of the current scope (spec 10.3).
+  const Expr* leaderCondition();
+  kir::Scope scopeForLevel(ast::ParallelLevel level) const;
+  /// The deepest sub-block level whose variables `e` reads (Block if none).
+  ast::ParallelLevel deepestLevelUsed(const ast::Expr* e) const;
+
+  // ---- Expressions (LowerExpr.cpp) ----
+  const Expr* lowerExpr(const ast::Expr* e);
+  const Expr* lowerInt(const ast::Expr* e);
+  const Expr* lowerCondition(const ast::Expr* e);
+  const Expr* lowerSym(const sym::SymExpr* e, llvm::SMLoc loc);
+  const Expr* lowerElementAccess(const ast::MethodExpr* m);
+  /// The buffer index of an element access `x.at(i...)` or of a name that is
+  /// a rank-0 access; null (with a diagnostic) when it cannot be lowered.
+  const Expr* elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Expr*> indices, const kir::Buffer** buffer);
+  kir::ScalarType typeOf(const ast::Expr* e) const;
+  std::string nameFor(const sema::Symbol* s);
+  void bindValue(const sema::Symbol* s, const Expr* value);
+
+  // ---- Views (LowerView.cpp) ----
+  /// The tile a view expression denotes; nullopt after a diagnostic.
+  std::optional<kir::Tile> lowerTile(const ast::Expr* e, llvm::StringRef what);
+  const sema::Symbol* rootSymbol(const ast::Expr* e, const ast::SubscriptExpr** subscript) const;
+  const kir::Buffer* bufferFor(const sema::Symbol* s) const;
+
+  // ---- Copies (LowerCopy.cpp) ----
+  void lowerDma(const ast::DmaStmt* d);
+  void lowerWait(const ast::WaitStmt* w);
+  void lowerSwap(const ast::SwapStmt* s);
+  void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
+                llvm::SMLoc loc);
+  kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);
+
+  // ---- MMA (LowerMma.cpp) ----
+  void lowerMmaFill(const ast::MmaFillStmt* s);
+  void lowerMmaLoad(const ast::MmaLoadStmt* s);
+  void lowerMmaExec(const ast::MmaExecStmt* s);
+  void lowerMmaStore(const ast::MmaStoreStmt* s);
+  kir::Fragment* fragmentFor(const ast::Expr* e);
+  void loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc);
+
+  // ---- Emission helpers ----
+  Stmt* emit(StmtKind kind, llvm::SMLoc loc);
+  /// Emits a barrier unless one of the same scope already separates the
+  /// statements before it from the ones after it.
+  void barrier(kir::Scope scope, llvm::SMLoc loc);
+  bool barrierRedundant(kir::Scope scope) const;
+  /// Runs `body` with emission redirected into `into`.
+  template <typename F>
+  void nested(std::vector<Stmt*>& into, F&& body) {
+    std::vector<Stmt*>* saved = out_;
+    out_ = &into;
+    body();
+    out_ = saved;
+  }
+  void comment(const ast::Node* n);
+  std::string sourceLine(llvm::SMLoc loc) const;
+  std::string fresh(llvm::StringRef base);
+  void unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint = "");
+  sym::SymContext& symbols() { return sema_.symbols(); }
+
+  sema::SemaResult& sema_;
+  const LowerOptions& options_;
+  DiagnosticEngine& diags_;
+  const llvm::SourceMgr& sm_;
+  std::unique_ptr<kir::Module> module_;
+  kir::Module& m() { return *module_; }
+
+  kir::Function* function_ = nullptr;
+  const sema::FunctionInfo* functionInfo_ = nullptr;
+  kir::Kernel* kernel_ = nullptr;
+  const sema::KernelInfo* kernelInfo_ = nullptr;
+  std::vector<Stmt*>* out_ = nullptr;
+  /// Kernel-scope declarations (future pointers, fragments) emitted before
+  /// the body.
+  std::vector<Stmt*> prologue_;
+  std::vector<LevelFrame> frames_;
+  unsigned freshCounter_ = 0;
+
+  llvm::DenseMap<const sema::Symbol*, std::string> names_;
+  llvm::DenseMap<const sym::SymExpr*, const Expr*> symValues_;
+  llvm::DenseMap<const sema::Symbol*, const Expr*> values_;
+  llvm::DenseMap<const sema::Symbol*, kir::Buffer*> buffers_;
+  llvm::DenseMap<const sema::Symbol*, kir::Fragment*> fragments_;
+  /// Names bound to views (`lhs_b = lhs.subspan(256).at(b);`): their
+  /// expression, walked through when a view is lowered.
+  llvm::DenseMap<const sema::Symbol*, const ast::Expr*> viewBindings_;
+  /// Values whose lowering already failed (reported once).
+  llvm::DenseSet<const sema::Symbol*> failed_;
+  /// Futures of async copies: the runtime variable holding the sequence
+  /// number of the copy group.
+  llvm::DenseSet<const sema::Symbol*> asyncFutures_;
+  /// Host-memory parameters the kernels write (copied back by the wrapper).
+  llvm::DenseSet<const kir::Buffer*> written_;
+  /// Global buffers of the current function (parameters and allocations).
+  std::vector<kir::Buffer*> globalBuffers_;
+  bool anyAsyncCopy_ = false;
+};
+
+}  // namespace croqc::lower

@@ -1,0 +1,361 @@
+// The four-step MMA on a warp (`: group`) to `mma.sync.m16n8k16` atoms
+// (spec 13; seed kernel fragment layouts).
+//
+// A warp tile is split into atoms: the accumulator [M, N] into M/16 x N/8
+// 16x8 atoms, A [M, K] into M/16 x K/16 16x16 atoms, B [N, K] into N/8 x
+// K/16 8x16 atoms; `mma.row.row` issues one m16n8k16 per (i, j, k). Operands
+// in shared memory with 16-byte aligned rows are read with ldmatrix (the
+// `.trans` form for A stored [K, M] and for B stored [K, N]); other operands
+// (global memory, partial tiles) are read element by element with the same
+// register layout, zero outside the valid region.
+#include "lower/LowerImpl.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/Support/FormatVariadic.h>
+
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+namespace {
+
+/// How an operand fragment is used by the MMAs of the kernel.
+struct OperandUse {
+  kir::FragRole role;
+  bool transposed;
+};
+
+void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
+                     llvm::DenseMap<const sema::Symbol*, OperandUse>& uses);
+
+void findInExprStmt(const ast::Stmt* s, const sema::SemaResult& sema,
+                    llvm::DenseMap<const sema::Symbol*, OperandUse>& uses) {
+  findOperandUses(s, sema, uses);
+}
+
+void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
+                     llvm::DenseMap<const sema::Symbol*, OperandUse>& uses) {
+  if (!s) return;
+  switch (s->kind()) {
+    case NodeKind::CompoundStmt:
+      for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) findOperandUses(c, sema, uses);
+      return;
+    case NodeKind::ParallelStmt: findOperandUses(llvm::cast<ParallelStmt>(s)->body, sema, uses); return;
+    case NodeKind::WithStmt: findOperandUses(llvm::cast<WithStmt>(s)->body, sema, uses); return;
+    case NodeKind::ForeachStmt: findOperandUses(llvm::cast<ForeachStmt>(s)->body, sema, uses); return;
+    case NodeKind::WhileStmt: findOperandUses(llvm::cast<WhileStmt>(s)->body, sema, uses); return;
+    case NodeKind::InthreadsStmt: findOperandUses(llvm::cast<InthreadsStmt>(s)->body, sema, uses); return;
+    case NodeKind::IfStmt:
+      findOperandUses(llvm::cast<IfStmt>(s)->then, sema, uses);
+      findInExprStmt(llvm::cast<IfStmt>(s)->otherwise, sema, uses);
+      return;
+    case NodeKind::MmaExecStmt: {
+      const auto* e = llvm::cast<MmaExecStmt>(s);
+      if (const sema::Symbol* a = sema.references.lookup(e->a)) uses[a] = {kir::FragRole::A, !e->rowA};
+      if (const sema::Symbol* b = sema.references.lookup(e->b)) uses[b] = {kir::FragRole::B, !e->rowB};
+      return;
+    }
+    default: return;
+  }
+}
+
+}  // namespace
+
+void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
+  const sema::Symbol* sym = nullptr;
+  if (!s->result.empty()) {
+    auto decls = sema_.declarations.find(s);
+    if (decls != sema_.declarations.end() && !decls->second.empty()) sym = decls->second.front();
+  } else if (s->target) {
+    sym = sema_.references.lookup(s->target);
+  }
+  if (!sym) return;
+  const sema::Type& t = sym->type;
+  if (frames_.back().level != ParallelLevel::Group && frames_.back().level != ParallelLevel::Block &&
+      frames_.back().level != ParallelLevel::Thread) {
+    unsupported(s->range(), "an MMA accumulator outside a warp (`: group`) on " + options_.arch.str());
+    return;
+  }
+  kir::Fragment* f = fragments_.lookup(sym);
+  if (!f) {
+    if (t.shape.size() != 2) {
+      unsupported(s->range(), "an accumulator whose shape croqc could not infer", "use it in an `mma.row.row`");
+      return;
+    }
+    std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
+    std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
+    if (!rows || !cols || *rows % 16 || *cols % 8) {
+      unsupported(s->range(), "an accumulator of shape [" + sym::print(t.shape[0]) + ", " + sym::print(t.shape[1]) + "]",
+                  "warp tiles must be multiples of the m16n8k16 atom (M of 16, N of 8)");
+      return;
+    }
+    f = m().fragment();
+    f->name = fresh(sym->name);
+    f->role = kir::FragRole::C;
+    f->accType = t.elem == TokenKind::ty_f16 ? TokenKind::ty_f16 : TokenKind::ty_f32;
+    if (t.elem != TokenKind::ty_f16 && t.elem != TokenKind::ty_f32 && t.elem != TokenKind::eof) {
+      unsupported(s->range(), "an accumulator of type `" + tokenKindSpelling(t.elem).str() + "`",
+                  "mma.sync accumulates in f16 or f32");
+      return;
+    }
+    f->rows = *rows / 16;
+    f->cols = *cols / 8;
+    f->logicalRows = *rows;
+    f->logicalCols = *cols;
+    fragments_[sym] = f;
+    emit(StmtKind::FragDecl, s->loc())->frag = f;
+  }
+  Stmt* fill = emit(StmtKind::FragFill, s->loc());
+  fill->frag = f;
+  fill->value = m().convert(lowerExpr(s->value), kir::ScalarType::element(TokenKind::ty_f32));
+}
+
+void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc) {
+  // Strides of the fragment's logical dimensions: A (m, k) or B (n, k).
+  const Expr* outerStride = tile.strides[transposed ? 1 : 0];
+  const Expr* kStride = tile.strides[transposed ? 0 : 1];
+  const Expr* outerValid = tile.valid[transposed ? 1 : 0];
+  const Expr* kValid = tile.valid[transposed ? 0 : 1];
+  std::int64_t outerAtom = f->role == kir::FragRole::A ? 16 : 8;
+  bool full = tile.alwaysFull();
+  // ldmatrix reads 8 rows of 16 contiguous bytes: the contiguous dimension
+  // must have stride 1 and the other a multiple of 8 elements.
+  const Expr* contiguous = transposed ? outerStride : kStride;
+  const Expr* leading = transposed ? kStride : outerStride;
+  bool ldsm = full && tile.buffer->space == kir::Space::Shared && target::elementBytes(f->inType) == 2 &&
+              contiguous->isConst(1) && knownMultiple(leading) >= 8 && knownMultiple(tile.offset) >= 8;
+  bool pair = ldsm && f->role == kir::FragRole::B && f->rows % 2 == 0;
+
+  std::string iv = fresh("i"), kv = fresh("k");
+  Stmt* outer = emit(StmtKind::For, loc);
+  outer->var = iv;
+  outer->lo = m().intc(0);
+  outer->hi = m().intc(f->rows);
+  outer->step = pair ? 2 : 1;
+  outer->unroll = true;
+  nested(outer->body, [&] {
+    Stmt* inner = emit(StmtKind::For, loc);
+    inner->var = kv;
+    inner->lo = m().intc(0);
+    inner->hi = m().intc(f->cols);
+    inner->unroll = true;
+    nested(inner->body, [&] {
+      const Expr* i = m().var(iv);
+      const Expr* k = m().var(kv);
+      const Expr* outerOff = m().mul(m().mul(i, m().intc(outerAtom)), outerStride);
+      const Expr* kOff = m().mul(m().mul(k, m().intc(16)), kStride);
+      kir::Tile atom;
+      atom.buffer = tile.buffer;
+      atom.offset = m().add(tile.offset, m().add(outerOff, kOff));
+      atom.extents = {outerAtom * (pair ? 2 : 1), 16};
+      atom.strides = {outerStride, kStride};
+      atom.valid = {outerValid ? m().sub(outerValid, m().mul(i, m().intc(outerAtom))) : nullptr,
+                    kValid ? m().sub(kValid, m().mul(k, m().intc(16))) : nullptr};
+      atom.inside = tile.inside;
+      Stmt* ld = emit(StmtKind::AtomLoad, loc);
+      ld->frag = f;
+      ld->i = i;
+      ld->j = k;
+      ld->src = atom;
+      ld->transposed = transposed;
+      ld->useLdmatrix = ldsm;
+      ld->pairB = pair;
+    });
+  });
+}
+
+kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
+  const sema::Symbol* sym = sema_.references.lookup(e);
+  return sym ? fragments_.lookup(sym) : nullptr;
+}
+
+void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
+  const sema::Symbol* sym = nullptr;
+  if (!s->result.empty()) {
+    auto decls = sema_.declarations.find(s);
+    if (decls != sema_.declarations.end() && !decls->second.empty()) sym = decls->second.front();
+  } else if (s->target) {
+    sym = sema_.references.lookup(s->target);
+  }
+  if (!sym) return;
+  // The role comes from the MMA that reads the fragment.
+  llvm::DenseMap<const sema::Symbol*, OperandUse> uses;
+  findOperandUses(functionInfo_->decl->body, sema_, uses);
+  auto use = uses.find(sym);
+  if (use == uses.end()) {
+    unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
+    return;
+  }
+  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+  if (!tile) return;
+  if (tile->rank() != 2) {
+    unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
+    return;
+  }
+  bool transposed = use->second.transposed;
+  std::int64_t outer = tile->extents[transposed ? 1 : 0];
+  std::int64_t kdim = tile->extents[transposed ? 0 : 1];
+  kir::FragRole role = use->second.role;
+  std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
+  if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % 16) {
+    unsupported(s->range(),
+                "an MMA operand tile of [" + std::to_string(tile->extents[0]) + ", " + std::to_string(tile->extents[1]) + "]",
+                role == kir::FragRole::A ? "A tiles must be multiples of 16 x 16" : "B tiles must be multiples of 8 x 16");
+    return;
+  }
+  TokenKind elem = tile->buffer->elem;
+  if (elem != TokenKind::ty_f16 && elem != TokenKind::ty_bf16) {
+    unsupported(s->range(), "an MMA operand of type `" + tokenKindSpelling(elem).str() + "`",
+                "mma.sync on " + options_.arch.str() + " takes f16 or bf16 operands");
+    return;
+  }
+  kir::Fragment* f = fragments_.lookup(sym);
+  if (!f || f->rows != outer / outerAtom || f->cols != kdim / 16 || f->inType != elem) {
+    f = m().fragment();
+    f->name = fresh(sym->name);
+    f->role = role;
+    f->inType = elem;
+    f->rows = outer / outerAtom;
+    f->cols = kdim / 16;
+    f->logicalRows = outer;
+    f->logicalCols = kdim;
+    fragments_[sym] = f;
+    emit(StmtKind::FragDecl, s->loc())->frag = f;
+  }
+  loadFragment(f, *tile, transposed, s->loc());
+}
+
+void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
+  if (s->sparse || s->scale) {
+    unsupported(s->range(), s->sparse ? "sparse MMA" : "scaled MMA");
+    return;
+  }
+  kir::Fragment* c = fragmentFor(s->acc);
+  if (!c) {
+    unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
+    return;
+  }
+  // Operands given as views are loaded into temporary fragments.
+  auto operand = [&](const ast::Expr* e, kir::FragRole role, bool transposed) -> kir::Fragment* {
+    if (kir::Fragment* f = fragmentFor(e)) return f;
+    std::optional<kir::Tile> tile = lowerTile(e, "the MMA operand");
+    if (!tile) return nullptr;
+    std::int64_t outer = tile->extents[transposed ? 1 : 0];
+    std::int64_t kdim = tile->extents[transposed ? 0 : 1];
+    std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
+    if (tile->rank() != 2 || outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % 16) {
+      unsupported(e->range(), "an MMA operand whose tile is not a multiple of the m16n8k16 atom");
+      return nullptr;
+    }
+    kir::Fragment* f = m().fragment();
+    f->name = fresh(role == kir::FragRole::A ? "a" : "b");
+    f->role = role;
+    f->inType = tile->buffer->elem;
+    f->rows = outer / outerAtom;
+    f->cols = kdim / 16;
+    f->logicalRows = outer;
+    f->logicalCols = kdim;
+    emit(StmtKind::FragDecl, e->loc())->frag = f;
+    loadFragment(f, *tile, transposed, e->loc());
+    return f;
+  };
+  kir::Fragment* a = operand(s->a, kir::FragRole::A, !s->rowA);
+  kir::Fragment* b = operand(s->b, kir::FragRole::B, !s->rowB);
+  if (!a || !b) return;
+  if (a->rows != c->rows || b->rows != c->cols || a->cols != b->cols) {
+    unsupported(s->range(), "an MMA whose operand tiles do not match its accumulator");
+    return;
+  }
+  if (a->inType != b->inType) return;
+  if (c->accType == TokenKind::ty_f16 && a->inType != TokenKind::ty_f16) {
+    unsupported(s->range(), "a bf16 MMA with an f16 accumulator", "accumulate bf16 in f32: `mma.fill.f32 0.0f`");
+    return;
+  }
+  c->inType = a->inType;
+  std::string kv = fresh("k"), iv = fresh("i"), jv = fresh("j");
+  Stmt* kl = emit(StmtKind::For, s->loc());
+  kl->var = kv;
+  kl->lo = m().intc(0);
+  kl->hi = m().intc(a->cols);
+  kl->unroll = true;
+  nested(kl->body, [&] {
+    Stmt* il = emit(StmtKind::For, s->loc());
+    il->var = iv;
+    il->lo = m().intc(0);
+    il->hi = m().intc(c->rows);
+    il->unroll = true;
+    nested(il->body, [&] {
+      Stmt* jl = emit(StmtKind::For, s->loc());
+      jl->var = jv;
+      jl->lo = m().intc(0);
+      jl->hi = m().intc(c->cols);
+      jl->unroll = true;
+      nested(jl->body, [&] {
+        Stmt* mma = emit(StmtKind::AtomMma, s->loc());
+        mma->frag = c;
+        mma->fragA = a;
+        mma->fragB = b;
+        mma->i = m().var(iv);
+        mma->j = m().var(jv);
+        mma->k = m().var(kv);
+      });
+    });
+  });
+}
+
+void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
+  kir::Fragment* c = fragmentFor(s->acc);
+  if (!c) {
+    unsupported(s->acc->range(), "an `mma.store` of an accumulator croqc did not see filled");
+    return;
+  }
+  std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");
+  if (!tile) return;
+  if (tile->rank() != 2) {
+    unsupported(s->range(), "an `mma.store` into a tile that is not 2-D");
+    return;
+  }
+  if (tile->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(tile->buffer));
+  bool t = s->transpose;
+  const Expr* rs = tile->strides[t ? 1 : 0];
+  const Expr* cs = tile->strides[t ? 0 : 1];
+  const Expr* rv = tile->valid[t ? 1 : 0];
+  const Expr* cv = tile->valid[t ? 0 : 1];
+  // A destination smaller than the accumulator masks the rest (spec 12.10).
+  std::int64_t rowsAvail = tile->extents[t ? 1 : 0], colsAvail = tile->extents[t ? 0 : 1];
+  if (rowsAvail < c->logicalRows) rv = rv ? m().min(rv, m().intc(rowsAvail)) : m().intc(rowsAvail);
+  if (colsAvail < c->logicalCols) cv = cv ? m().min(cv, m().intc(colsAvail)) : m().intc(colsAvail);
+  std::string iv = fresh("i"), jv = fresh("j");
+  Stmt* il = emit(StmtKind::For, s->loc());
+  il->var = iv;
+  il->lo = m().intc(0);
+  il->hi = m().intc(c->rows);
+  il->unroll = true;
+  nested(il->body, [&] {
+    Stmt* jl = emit(StmtKind::For, s->loc());
+    jl->var = jv;
+    jl->lo = m().intc(0);
+    jl->hi = m().intc(c->cols);
+    jl->unroll = true;
+    nested(jl->body, [&] {
+      const Expr* i = m().var(iv);
+      const Expr* j = m().var(jv);
+      kir::Tile atom;
+      atom.buffer = tile->buffer;
+      atom.offset = m().add(tile->offset, m().add(m().mul(m().mul(i, m().intc(16)), rs), m().mul(m().mul(j, m().intc(8)), cs)));
+      atom.extents = {16, 8};
+      atom.strides = {rs, cs};
+      atom.valid = {rv ? m().sub(rv, m().mul(i, m().intc(16))) : nullptr, cv ? m().sub(cv, m().mul(j, m().intc(8))) : nullptr};
+      atom.inside = tile->inside;
+      Stmt* st = emit(StmtKind::AtomStore, s->loc());
+      st->frag = c;
+      st->i = i;
+      st->j = j;
+      st->dst = atom;
+    });
+  });
+}
+
+}  // namespace croqc::lower

@@ -1,0 +1,218 @@
+// Parallel levels to CUDA thread mapping (spec 8.2-8.4, 10.3).
+//
+// A kernel runs `threads` threads per CTA in one dimension (`tid_`). Each
+// sub-block level owns `span` consecutive thread ids per instance: a
+// warpgroup 128, a warp 32 (or the threads of the level below it), a thread
+// 1. The instance index of a level is `(tid_ % parentSpan) / span`, split
+// row-major over the level's extents; threads whose index is past the
+// product of the extents are masked off. Block-level variables are
+// `blockIdx.x/y/z`, first element first.
+#include "lower/LowerImpl.h"
+
+#include <llvm/ADT/STLExtras.h>
+
+namespace croqc::lower {
+
+using namespace ast;
+
+namespace {
+
+std::int64_t levelSpan(ParallelLevel level) {
+  switch (level) {
+    case ParallelLevel::Group4: return 128;
+    case ParallelLevel::Group: return 32;
+    default: return 1;
+  }
+}
+
+}  // namespace
+
+kir::Scope Lowerer::scopeForLevel(ParallelLevel level) const {
+  switch (level) {
+    case ParallelLevel::Thread: return kir::Scope::Thread;
+    case ParallelLevel::Group: return kir::Scope::Warp;
+    case ParallelLevel::Group4: return kir::Scope::Warpgroup;
+    default: return kir::Scope::Cta;
+  }
+}
+
+const Expr* Lowerer::leaderCondition() {
+  const LevelFrame& f = currentFrame();
+  if (f.span <= 1) return nullptr;
+  const Expr* tid = m().var("tid_");
+  if (f.span >= kernel_->threads) return m().eq(tid, m().intc(0));
+  return m().eq(m().mod(tid, m().intc(f.span)), m().intc(0));
+}
+
+ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
+  ParallelLevel deepest = ParallelLevel::Block;
+  std::function<void(const ast::Expr*)> walk = [&](const ast::Expr* x) {
+    if (!x) return;
+    if (const auto* n = llvm::dyn_cast<NameExpr>(x)) {
+      const sema::Symbol* s = sema_.references.lookup(n);
+      if (s && s->kind == sema::Symbol::Kind::ParallelVar && s->level > deepest &&
+          s->level != ParallelLevel::Term)
+        deepest = s->level;
+      return;
+    }
+    switch (x->kind()) {
+      case NodeKind::UnaryExpr: walk(llvm::cast<UnaryExpr>(x)->operand); break;
+      case NodeKind::PostfixExpr: walk(llvm::cast<PostfixExpr>(x)->operand); break;
+      case NodeKind::BinaryExpr:
+        walk(llvm::cast<BinaryExpr>(x)->lhs);
+        walk(llvm::cast<BinaryExpr>(x)->rhs);
+        break;
+      case NodeKind::ConditionalExpr: {
+        const auto* c = llvm::cast<ConditionalExpr>(x);
+        walk(c->cond);
+        walk(c->then);
+        walk(c->otherwise);
+        break;
+      }
+      case NodeKind::ItupleExpr:
+        for (const ast::Expr* el : llvm::cast<ItupleExpr>(x)->elements) walk(el);
+        break;
+      case NodeKind::MdspanExpr:
+        for (const ast::Expr* el : llvm::cast<MdspanExpr>(x)->dims) walk(el);
+        break;
+      case NodeKind::MemberExpr: walk(llvm::cast<MemberExpr>(x)->base); break;
+      case NodeKind::MethodExpr: {
+        const auto* mm = llvm::cast<MethodExpr>(x);
+        walk(mm->base);
+        for (const ast::Expr* a : mm->args) walk(a);
+        for (const ast::Expr* a : mm->strides) walk(a);
+        break;
+      }
+      case NodeKind::ElementOfExpr: {
+        const auto* eo = llvm::cast<ElementOfExpr>(x);
+        walk(eo->base);
+        for (const ast::Expr* a : eo->args) walk(a);
+        break;
+      }
+      case NodeKind::SubscriptExpr: {
+        const auto* sub = llvm::cast<SubscriptExpr>(x);
+        walk(sub->base);
+        for (const ast::Expr* a : sub->indices) walk(a);
+        break;
+      }
+      case NodeKind::CallExpr:
+        for (const ast::Expr* a : llvm::cast<CallExpr>(x)->args) walk(a);
+        break;
+      case NodeKind::CastExpr: walk(llvm::cast<CastExpr>(x)->operand); break;
+      default: break;
+    }
+  };
+  walk(e);
+  return deepest;
+}
+
+void Lowerer::lowerParallel(const ParallelStmt* p) {
+  if (p->isAsync && p != kernelInfo_->root) unsupported(p->range(), "an inner `parallel.async`");
+  auto levelsIt = sema_.parallelLevels.find(p);
+  std::vector<Stmt*>* into = out_;
+  size_t framesBefore = frames_.size();
+  unsigned blockDim = 0;
+  for (size_t bi = 0; bi < p->bindings.size(); ++bi) {
+    const ParallelBinding& b = p->bindings[bi];
+    ParallelLevel level = b.level;
+    if (levelsIt != sema_.parallelLevels.end() && bi < levelsIt->second.size()) level = levelsIt->second[bi];
+
+    // The variables this binding declares (sema's kernel levels record them).
+    const sema::ParallelLevelInfo* info = nullptr;
+    for (const sema::ParallelLevelInfo& l : kernelInfo_->levels)
+      if (l.stmt == p && l.level == level) info = &l;
+    if (!info) {
+      unsupported(b.range, "this parallel binding");
+      continue;
+    }
+    if (level == ParallelLevel::Block || level == ParallelLevel::Device || level == ParallelLevel::Cluster) {
+      static const char* const kDims[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
+      for (size_t d = 0; d < info->vars.size(); ++d) {
+        if (!info->vars[d]) continue;
+        if (blockDim + d >= 3) {
+          unsupported(b.range, "a block level with more than three dimensions");
+          break;
+        }
+        std::string name = nameFor(info->vars[d]);
+        Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
+        let->var = name;
+        let->value = m().var(std::string("static_cast<int>(") + kDims[blockDim + d] + ")");
+        let->maybeUnused = true;
+        into->push_back(let);
+        bindValue(info->vars[d], m().var(name));
+      }
+      blockDim += static_cast<unsigned>(info->extents.size());
+      continue;
+    }
+
+    // Sub-block levels.
+    const LevelFrame& parent = frames_.back();
+    LevelFrame frame;
+    frame.level = level;
+    frame.parentSpan = parent.span;
+    std::int64_t product = 1;
+    std::vector<std::int64_t> extents;
+    for (const sym::SymExpr* e : info->extents) {
+      std::optional<std::int64_t> c = sym::constantValue(e);
+      if (!c) {
+        diags_.report(b.range.Start, DiagKind::err_lower_symbolic, "the parallel extent", sym::print(e),
+                      "thread-level extents must be constants");
+        return;
+      }
+      extents.push_back(*c);
+      product *= *c;
+    }
+    frame.span = levelSpan(level);
+    if (level == ParallelLevel::Group && parent.level != ParallelLevel::Group4)
+      frame.span = std::max<std::int64_t>(1, parent.span / std::max<std::int64_t>(1, product));
+    if (level == ParallelLevel::Group && parent.level == ParallelLevel::Group4) frame.span = 32;
+    if (level == ParallelLevel::Thread) frame.span = 1;
+
+    const Expr* tid = m().var("tid_");
+    const Expr* local = parent.span >= kernel_->threads ? tid : m().mod(tid, m().intc(parent.span));
+    const Expr* index = m().div(local, m().intc(frame.span));
+    std::string indexName = fresh(level == ParallelLevel::Thread ? "thread" : level == ParallelLevel::Group ? "warp" : "warpgroup");
+    Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
+    let->var = indexName;
+    let->value = index;
+    let->maybeUnused = true;
+    into->push_back(let);
+    const Expr* idx = m().var(indexName);
+    std::int64_t inner = product;
+    for (size_t d = 0; d < info->vars.size() && d < extents.size(); ++d) {
+      inner /= extents[d];
+      if (!info->vars[d]) continue;
+      const Expr* v = m().div(idx, m().intc(inner));
+      if (d > 0) v = m().mod(v, m().intc(extents[d]));
+      std::string name = nameFor(info->vars[d]);
+      Stmt* vlet = m().stmt(StmtKind::Let, b.range.Start);
+      vlet->var = name;
+      vlet->value = v;
+      vlet->maybeUnused = true;
+      into->push_back(vlet);
+      bindValue(info->vars[d], m().var(name));
+    }
+    // Threads past the level's instances are masked off.
+    if (product * frame.span < parent.span) {
+      Stmt* mask = m().stmt(StmtKind::If, b.range.Start);
+      mask->cond = m().lt(idx, m().intc(product));
+      into->push_back(mask);
+      into = &mask->body;
+    }
+    frames_.push_back(frame);
+  }
+  nested(*into, [&] { lowerBody(p->body); });
+  // Spec 21.1: the threads of an inner parallel finish before the statements
+  // after it run.
+  if (p != kernelInfo_->root && frames_.size() > framesBefore && frames_[framesBefore].level != ParallelLevel::Block) {
+    const LevelFrame& outer = framesBefore > 0 ? frames_[framesBefore - 1] : frames_.front();
+    Stmt* bar = m().stmt(StmtKind::Barrier, p->range().End);
+    bar->scope = outer.span >= kernel_->threads ? kir::Scope::Cta
+                 : outer.span == 32             ? kir::Scope::Warp
+                                                : kir::Scope::Cta;
+    out_->push_back(bar);
+  }
+  frames_.resize(framesBefore);
+}
+
+}  // namespace croqc::lower

@@ -1,0 +1,174 @@
+// Views to tiles and element addresses (spec 11, 12.10, 21.4).
+//
+// Sema describes every view by its base buffer and, per base dimension, an
+// origin and a stride (`ViewInfo`). A tile is then: the base pointer plus
+// the linear offset of the origin, the element stride of each view
+// dimension, and, where the window may run past the end of the base, how
+// many leading elements of each dimension are inside it.
+#include "lower/LowerImpl.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+const sema::Symbol* Lowerer::rootSymbol(const ast::Expr* e, const SubscriptExpr** subscript) const {
+  while (e) {
+    switch (e->kind()) {
+      case NodeKind::NameExpr: {
+        const sema::Symbol* s = sema_.references.lookup(e);
+        auto bound = viewBindings_.find(s);
+        if (bound == viewBindings_.end() || buffers_.count(s)) return s;
+        e = bound->second;
+        break;
+      }
+      case NodeKind::MethodExpr: e = llvm::cast<MethodExpr>(e)->base; break;
+      case NodeKind::MemberExpr: e = llvm::cast<MemberExpr>(e)->base; break;
+      case NodeKind::ElementOfExpr: e = llvm::cast<ElementOfExpr>(e)->base; break;
+      case NodeKind::SubscriptExpr:
+        if (subscript && !*subscript) *subscript = llvm::cast<SubscriptExpr>(e);
+        e = llvm::cast<SubscriptExpr>(e)->base;
+        break;
+      default: return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+const kir::Buffer* Lowerer::bufferFor(const sema::Symbol* s) const {
+  auto it = buffers_.find(s);
+  return it == buffers_.end() ? nullptr : it->second;
+}
+
+namespace {
+
+/// The slot of a buffer-array element `buf[i][j]`.
+const Expr* slotOffset(kir::Module& m, const kir::Buffer* b, llvm::ArrayRef<const Expr*> indices) {
+  const Expr* slot = m.intc(0);
+  for (size_t k = 0; k < indices.size() && k < b->arrayDims.size(); ++k)
+    slot = m.add(m.mul(slot, m.intc(b->arrayDims[k])), indices[k]);
+  return m.mul(slot, m.intc(b->slotElements));
+}
+
+}  // namespace
+
+std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef what) {
+  const sema::Type* t = sema_.typeOf(e);
+  const SubscriptExpr* sub = nullptr;
+  const sema::Symbol* root = rootSymbol(e, &sub);
+  const kir::Buffer* buf = root ? bufferFor(root) : nullptr;
+  if (root && failed_.count(root)) return std::nullopt;
+  if (!t || !buf || (t->kind != sema::TypeKind::Data && t->kind != sema::TypeKind::Future)) {
+    unsupported(e->range(), what.str() + " `" + std::string(e->range().Start.getPointer(),
+                                                            e->range().End.getPointer()) + "`",
+                "copies and MMA operands must be views of parameters, buffers or futures");
+    return std::nullopt;
+  }
+  kir::Tile tile;
+  tile.buffer = buf;
+  tile.offset = m().intc(0);
+  if (sub && !buf->arrayDims.empty()) {
+    std::vector<const Expr*> idx;
+    for (const ast::Expr* i : sub->indices) idx.push_back(lowerInt(i));
+    tile.offset = slotOffset(m(), buf, idx);
+  }
+  for (size_t i = 0; i < t->shape.size(); ++i) {
+    std::optional<std::int64_t> c = sym::constantValue(t->shape[i]);
+    if (!c) {
+      // Whole global buffers with runtime extents are lowered by element
+      // loops; tiles need constants.
+      tile.extents.push_back(-1);
+      continue;
+    }
+    tile.extents.push_back(*c);
+  }
+  const sema::Type& baseType = root->type;
+  auto baseExtent = [&](size_t d) -> const sym::SymExpr* {
+    return d < baseType.shape.size() ? baseType.shape[d] : nullptr;
+  };
+  llvm::SMLoc loc = e->loc();
+
+  const std::shared_ptr<sema::ViewInfo>& view = t->view;
+  if (!view || !view->base) {
+    tile.strides = buf->strides;
+    tile.valid.assign(tile.rank(), nullptr);
+    return tile;
+  }
+  if (view->reshaped) {
+    if (view->linearOffset) tile.offset = m().add(tile.offset, lowerSym(view->linearOffset, loc));
+    const Expr* stride = m().intc(1);
+    tile.strides.assign(tile.rank(), nullptr);
+    for (size_t d = tile.rank(); d-- > 0;) {
+      tile.strides[d] = stride;
+      stride = m().mul(stride, m().intc(std::max<std::int64_t>(1, tile.extents[d])));
+    }
+    tile.valid.assign(tile.rank(), nullptr);
+    return tile;
+  }
+  size_t baseRank = buf->shape.size();
+  llvm::SmallVector<bool, 4> mapped(baseRank, false);
+  for (size_t d = 0; d < baseRank && d < view->origin.size(); ++d)
+    tile.offset = m().add(tile.offset, m().mul(lowerSym(view->origin[d], loc), buf->strides[d]));
+  for (size_t i = 0; i < tile.rank(); ++i) {
+    unsigned bd = view->dimMap.empty() ? static_cast<unsigned>(i) : view->dimMap[i];
+    if (bd >= baseRank || bd >= view->stride.size()) {
+      tile.strides.push_back(m().intc(1));
+      tile.valid.push_back(nullptr);
+      continue;
+    }
+    mapped[bd] = true;
+    const Expr* stride = lowerSym(view->stride[bd], loc);
+    tile.strides.push_back(m().mul(stride, buf->strides[bd]));
+    // Is the whole extent inside the base?
+    const sym::SymExpr* shape = baseExtent(bd);
+    const Expr* valid = nullptr;
+    if (shape && tile.extents[i] > 0) {
+      const sym::SymExpr* last = symbols().add(
+          view->origin[bd], symbols().mul(symbols().constant(tile.extents[i] - 1), view->stride[bd]));
+      if (symbols().proveLT(last, shape) != sym::Truth::True) {
+        const Expr* remaining = m().sub(lowerSym(shape, loc), lowerSym(view->origin[bd], loc));
+        if (!stride->isConst(1)) remaining = m().cdiv(m().max(remaining, m().intc(0)), stride);
+        valid = m().min(m().max(remaining, m().intc(0)), m().intc(tile.extents[i]));
+      }
+    }
+    tile.valid.push_back(valid);
+  }
+  for (size_t d = 0; d < baseRank && d < view->origin.size(); ++d) {
+    if (mapped[d]) continue;
+    const sym::SymExpr* shape = baseExtent(d);
+    if (shape && symbols().proveLT(view->origin[d], shape) != sym::Truth::True)
+      tile.inside = m().logicalAnd(tile.inside, m().lt(lowerSym(view->origin[d], loc), lowerSym(shape, loc)));
+  }
+  return tile;
+}
+
+const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Expr*> indices,
+                                  const kir::Buffer** buffer) {
+  // Indices may be ituples (`x.at(idx)`) or composed; sema's types give the
+  // scalar values.
+  std::vector<const Expr*> idx;
+  for (const ast::Expr* i : indices) {
+    const sema::Type* it = sema_.typeOf(i);
+    if (it && (it->kind == sema::TypeKind::Ituple || it->kind == sema::TypeKind::BoundedTuple)) {
+      if (it->kind == sema::TypeKind::Ituple) {
+        for (const sym::SymExpr* v : it->values) idx.push_back(lowerSym(v, i->loc()));
+        continue;
+      }
+      unsupported(i->range(), "a bounded ituple as an index", "index with its elements");
+      return nullptr;
+    }
+    idx.push_back(lowerInt(i));
+  }
+  std::optional<kir::Tile> tile = lowerTile(base, "element access of");
+  if (!tile) return nullptr;
+  if (idx.size() != tile->strides.size()) {
+    unsupported(base->range(), "an element access with " + std::to_string(idx.size()) + " indices of a rank-" +
+                                   std::to_string(tile->strides.size()) + " value");
+    return nullptr;
+  }
+  const Expr* offset = tile->offset;
+  for (size_t d = 0; d < idx.size(); ++d) offset = m().add(offset, m().mul(idx[d], tile->strides[d]));
+  *buffer = tile->buffer;
+  return offset;
+}
+
+}  // namespace croqc::lower

@@ -1,0 +1,143 @@
+// croq/device/mma_tile.h: the m16n8k16 atom operations that warp-level MMA
+// statements lower to: filling accumulators, loading A and B atoms (with
+// ldmatrix from shared memory, or element by element from anywhere with
+// bounds), and storing accumulator atoms with conversion and bounds.
+//
+// Atom coordinates follow croq/device/mma_sync.h. Element (i, j) of an atom
+// lives at `p[i * s0 + j * s1]`: A atoms are indexed (m, k), B atoms (n, k),
+// C atoms (m, n). `v0`, `v1` are how many leading rows and columns are
+// valid; elements outside read as zero and are not written.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "croq/device/arch.h"
+#include "croq/device/ldmatrix.h"
+#include "croq/device/mma_sync.h"
+#include "croq/scalar.h"
+#include "croq/types.h"
+
+namespace croq {
+namespace mma {
+
+CROQ_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & 31; }
+
+template <typename T>
+CROQ_DEVICE std::uint32_t pack2(T lo, T hi) {
+  static_assert(sizeof(T) == 2, "operands are 16-bit");
+  std::uint16_t a, b;
+  std::memcpy(&a, &lo, 2);
+  std::memcpy(&b, &hi, 2);
+  return static_cast<std::uint32_t>(a) | (static_cast<std::uint32_t>(b) << 16);
+}
+
+// ---- fill ----
+CROQ_DEVICE void fill_atom(frag_c<float>& c, float v) {
+#pragma unroll
+  for (int e = 0; e < 4; ++e) c.r[e] = v;
+}
+CROQ_DEVICE void fill_atom(frag_c<f16>& c, float v) {
+  const f16 h = __float2half_rn(v);
+  c.r[0] = c.r[1] = pack2(h, h);
+}
+template <typename F, int R, int C>
+CROQ_DEVICE void fill(F (&frags)[R][C], float v) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int j = 0; j < C; ++j) fill_atom(frags[i][j], v);
+}
+
+// ---- ldmatrix loads (shared memory, 16-byte aligned rows) ----
+
+// A atom, 16 x 16. Trans = false: stored [M][K] (row m at p + m * ld);
+// Trans = true: stored [K][M].
+template <bool Trans, typename T>
+CROQ_DEVICE void load_a_ldsm(frag_a& a, const T* p, int ld) {
+  const int lane = lane_id();
+  const int q = lane >> 3, r = lane & 7;
+  if constexpr (!Trans) {
+    ldmatrix_x4(a.r, cvta_shared(p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8));
+  } else {
+    ldmatrix_x4_trans(a.r, cvta_shared(p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8));
+  }
+}
+
+// B atom, 8 (n) x 16 (k). Trans = false: stored [N][K]; true: stored [K][N].
+template <bool Trans, typename T>
+CROQ_DEVICE void load_b_ldsm(frag_b& b, const T* p, int ld) {
+  const int lane = lane_id() & 15;
+  if constexpr (!Trans) {
+    ldmatrix_x2(b.r, cvta_shared(p + (lane & 7) * ld + (lane >> 3) * 8));
+  } else {
+    ldmatrix_x2_trans(b.r, cvta_shared(p + lane * ld));
+  }
+}
+
+// Two neighbouring B atoms (n 0..7 and 8..15) with one ldmatrix.x4.
+template <bool Trans, typename T>
+CROQ_DEVICE void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
+  const int lane = lane_id();
+  const int q = lane >> 3, r = lane & 7;
+  std::uint32_t x[4];
+  if constexpr (!Trans) {
+    ldmatrix_x4(x, cvta_shared(p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8));
+  } else {
+    ldmatrix_x4_trans(x, cvta_shared(p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8));
+  }
+  b0.r[0] = x[0];
+  b0.r[1] = x[1];
+  b1.r[0] = x[2];
+  b1.r[1] = x[3];
+}
+
+// ---- element loads (any memory, with bounds) ----
+template <typename T>
+CROQ_DEVICE T load_or_zero(const T* p, int i, int j, int s0, int s1, int v0, int v1) {
+  return (i < v0 && j < v1) ? p[i * s0 + j * s1] : utils::from_f32<T>(0.0f);
+}
+
+template <typename T>
+CROQ_DEVICE void load_a(frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int e = 0; e < 8; e += 2) {
+    const T lo = load_or_zero(p, a_row(lane, e), a_col(lane, e), s0, s1, v0, v1);
+    const T hi = load_or_zero(p, a_row(lane, e + 1), a_col(lane, e + 1), s0, s1, v0, v1);
+    a.r[e / 2] = pack2(lo, hi);
+  }
+}
+
+template <typename T>
+CROQ_DEVICE void load_b(frag_b& b, const T* p, int s0, int s1, int v0, int v1) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int e = 0; e < 4; e += 2) {
+    const T lo = load_or_zero(p, b_col(lane, e), b_row(lane, e), s0, s1, v0, v1);
+    const T hi = load_or_zero(p, b_col(lane, e + 1), b_row(lane, e + 1), s0, s1, v0, v1);
+    b.r[e / 2] = pack2(lo, hi);
+  }
+}
+
+// ---- stores ----
+CROQ_DEVICE float acc_value(const frag_c<float>& c, int e) { return c.r[e]; }
+CROQ_DEVICE float acc_value(const frag_c<f16>& c, int e) {
+  std::uint16_t bits = static_cast<std::uint16_t>(c.r[e / 2] >> ((e % 2) * 16));
+  f16 h;
+  std::memcpy(&h, &bits, 2);
+  return __half2float(h);
+}
+
+template <typename AccT, typename OutT>
+CROQ_DEVICE void store_c(const frag_c<AccT>& c, OutT* p, int s0, int s1, int v0, int v1) {
+  const int lane = lane_id();
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    const int i = c_row(lane, e), j = c_col(lane, e);
+    if (i < v0 && j < v1) p[i * s0 + j * s1] = cvt<OutT>(acc_value(c, e));
+  }
+}
+
+}  // namespace mma
+}  // namespace croq
