@@ -214,6 +214,8 @@ struct Stmt {
   bool isMutable = false;
   /// Let: a generated name that may go unused (thread-mapping variables).
   bool maybeUnused = false;
+  /// Raw: touches no memory other threads see (exchanging future names).
+  bool pure = false;
   std::string op;  // "=", "+=", ...
   const Buffer* buffer = nullptr;
 

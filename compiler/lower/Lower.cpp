@@ -49,17 +49,17 @@ Stmt* Lowerer::emit(StmtKind kind, llvm::SMLoc loc) {
   return s;
 }
 
-bool Lowerer::barrierRedundant(kir::Scope scope) const {
-  // A barrier is redundant right after another one of the same scope when
-  // nothing in between touched memory other threads read: declarations,
-  // integer updates, comments, and async copies (whose data nobody reads
-  // before a wait and the barrier after it).
-  if (!out_) return false;
-  for (auto it = out_->rbegin(); it != out_->rend(); ++it) {
+namespace {
+/// True when `list` ends with a barrier of `scope` followed only by
+/// statements that touch no memory other threads read.
+bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope) {
+  for (auto it = list.rbegin(); it != list.rend(); ++it) {
     const Stmt* s = *it;
     switch (s->kind) {
-      case StmtKind::Barrier:
-        if (s->scope == scope) return true;
+      case StmtKind::Barrier: return s->scope == scope;
+      case StmtKind::Block: return endsWithBarrier(s->body, scope);
+      case StmtKind::Raw:
+        if (s->pure) continue;
         return false;
       case StmtKind::Comment:
       case StmtKind::Let:
@@ -72,6 +72,15 @@ bool Lowerer::barrierRedundant(kir::Scope scope) const {
     }
   }
   return false;
+}
+}  // namespace
+
+bool Lowerer::barrierRedundant(kir::Scope scope) const {
+  // A barrier is redundant right after another one of the same scope when
+  // nothing in between touched memory other threads read: declarations,
+  // integer updates, comments, and async copies (whose data nobody reads
+  // before a wait and the barrier after it).
+  return out_ && endsWithBarrier(*out_, scope);
 }
 
 void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
@@ -427,6 +436,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     issued->value = m().intc(0);
     prologue_.insert(prologue_.begin(), issued);
   }
+  elideBarriers(body);
   k->body = std::move(prologue_);
   k->body.insert(k->body.begin(), body.front());
   k->body.insert(k->body.end(), body.begin() + 1, body.end());
@@ -727,7 +737,8 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
       loop->var = name;
       loop->lo = m().intc(0);
       loop->hi = extent;
-      loop->unroll = unroll;
+      // Short loops of constant trip count are unrolled (MMA k-steps).
+      loop->unroll = unroll || (extent->isConst() && extent->intValue <= 8);
       if (b.hasRange && v->name == b.name) {
         if (b.lo) loop->lo = m().add(loop->lo, lowerInt(b.lo));
         if (b.hi) loop->hi = m().add(loop->hi, lowerInt(b.hi));

@@ -243,7 +243,9 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
     std::string text = "{ " + type.str() + " t_ = " + names[0] + suffix.str() + "; ";
     for (size_t i = 0; i + 1 < names.size(); ++i) text += names[i] + suffix.str() + " = " + names[i + 1] + suffix.str() + "; ";
     text += names.back() + suffix.str() + " = t_; }";
-    emit(StmtKind::Raw, s->loc())->text = text;
+    Stmt* r = emit(StmtKind::Raw, s->loc());
+    r->text = text;
+    r->pure = true;
   };
   if (names.size() >= 2) rotate("", "auto");
   if (seq) {
@@ -269,7 +271,9 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
     std::string text = "{ int t_ = " + seqNames[0] + "; ";
     for (size_t i = 0; i + 1 < seqNames.size(); ++i) text += seqNames[i] + " = " + seqNames[i + 1] + "; ";
     text += seqNames.back() + " = t_; }";
-    emit(StmtKind::Raw, s->loc())->text = text;
+    Stmt* r = emit(StmtKind::Raw, s->loc());
+    r->text = text;
+    r->pure = true;
   }
 }
 

@@ -107,6 +107,9 @@ class Lowerer {
   /// statements before it from the ones after it.
   void barrier(kir::Scope scope, llvm::SMLoc loc);
   bool barrierRedundant(kir::Scope scope) const;
+  /// Drops loop-end barriers the next iteration's first barrier makes
+  /// redundant (LowerBarriers.cpp).
+  void elideBarriers(std::vector<kir::Stmt*>& body);
   /// Runs `body` with emission redirected into `into`.
   template <typename F>
   void nested(std::vector<Stmt*>& into, F&& body) {
