@@ -16,6 +16,7 @@
 #include "driver/Options.h"
 #include "driver/OutputFile.h"
 #include "driver/Pipeline.h"
+#include "driver/HostCompiler.h"
 #include "driver/Nvcc.h"
 #include <llvm/Support/Path.h>
 
@@ -49,7 +50,7 @@ const Pass* passProducing(Action action) {
 std::string defaultOutput(const Options& opts) {
   llvm::StringRef stem = opts.input == "-" ? "a" : llvm::sys::path::stem(opts.input);
   switch (opts.action) {
-    case Action::Assembly: return (stem + ".cu").str();
+    case Action::Assembly: return (stem + (opts.target == Target::Cpu ? ".cpp" : ".cu")).str();
     case Action::Object: return (stem + ".o").str();
     case Action::Executable: return "a.out";
     default: return "";
@@ -193,7 +194,9 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
   if (*last && outputPass && passIndex(*last) < passIndex(outputPass)) return finish(ExitSuccess);
   if (opts.action == Action::Executable || opts.action == Action::Object) {
     std::string out = writesToStdout(opts) ? defaultOutput(opts) : opts.output;
-    if (!compileWithNvcc(opts, compilation.cudaSource, out, diags)) return finish(ExitUserError);
+    bool built = opts.target == Target::Cpu ? compileWithHostCompiler(opts, compilation.cudaSource, out, diags)
+                                            : compileWithNvcc(opts, compilation.cudaSource, out, diags);
+    if (!built) return finish(ExitUserError);
     return finish(ExitSuccess);
   }
   if (opts.action == Action::Assembly && opts.output.empty()) {

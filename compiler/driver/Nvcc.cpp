@@ -30,9 +30,8 @@ std::optional<std::string> findNvcc(const Options& opts) {
   return std::nullopt;
 }
 
-/// The directory holding `croq/croq.h`: $CROQC_RUNTIME_INCLUDE, or found
-/// from croqc's own location (the build tree's `runtime/include`, or an
-/// installed `include/` beside `bin/`).
+}  // namespace
+
 std::optional<std::string> findRuntimeInclude() {
   auto has = [](llvm::StringRef dir) {
     llvm::SmallString<256> p(dir);
@@ -55,8 +54,6 @@ std::optional<std::string> findRuntimeInclude() {
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::StringRef output,
                      DiagnosticEngine& diags) {

@@ -5,6 +5,9 @@
 
 #include <llvm/ADT/StringRef.h>
 
+#include <optional>
+#include <string>
+
 namespace croqc {
 class DiagnosticEngine;
 namespace driver {
@@ -14,6 +17,11 @@ struct Options;
 /// `-c`). Returns false after reporting why it could not.
 bool compileWithNvcc(const Options& options, llvm::StringRef cudaSource, llvm::StringRef output,
                      DiagnosticEngine& diags);
+
+/// The directory holding `croq/croq.h`: $CROQC_RUNTIME_INCLUDE, or found
+/// from croqc's own location (the build tree's `runtime/include`, or an
+/// installed `include/` beside `bin/`). Also used for `--target=cpu`.
+std::optional<std::string> findRuntimeInclude();
 
 }  // namespace driver
 }  // namespace croqc

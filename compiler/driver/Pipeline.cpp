@@ -98,15 +98,12 @@ void printSema(const Compilation& c, llvm::raw_ostream& os) {
 
 // --- lower: AST + SemaResult -> KIR ----------------------------------------
 // Kernels with explicit thread mapping, buffers, barriers, copies and MMA
-// atoms, and a host wrapper per `__co__` function.
+// atoms, and a host wrapper per `__co__` function. `--target=cpu` gets the
+// sm_86 lowering, which the CPU runtime emulates.
 
 bool runLower(Compilation& c) {
-  if (c.options.target == Target::Cpu) {
-    c.diags.report({}, DiagKind::err_lower_unsupported, "--target=cpu", "use --target=cuda");
-    return false;
-  }
   lower::LowerOptions options;
-  options.arch = archName(c.options.arch);
+  options.arch = c.options.target == Target::Cpu ? "cpu" : archName(c.options.arch);
   options.entryChecks = c.options.runtimeCheck != RuntimeCheck::None;
   c.kir = lower::lowerProgram(*c.program, *c.sema, options, c.diags);
   if (c.kir) c.kir->sourceName = inputName(c).str();
@@ -118,14 +115,19 @@ void printKir(const Compilation& c, llvm::raw_ostream& os) {
 }
 
 // --- codegen: KIR -> CUDA C++ ------------------------------------------------
-// One `.cu` file: host code with #line markers, kernels, host wrappers.
+// One `.cu` file: host code with #line markers, kernels, host wrappers
+// (for `--target=cpu`, the same file as C++ for the CPU runtime).
 
 bool runCodegen(Compilation& c) {
   codegen::CudaEmitOptions options;
   options.sourceName = inputName(c);
   options.version = CROQC_VERSION;
+  options.cpuTarget = c.options.target == Target::Cpu;
   llvm::StringRef out = c.options.output;
-  options.outputName = out.endswith(".cu") ? out : llvm::StringRef("croqc-generated.cu");
+  if (out.endswith(".cu") || (options.cpuTarget && out.endswith(".cpp")))
+    options.outputName = out;
+  else
+    options.outputName = options.cpuTarget ? "croqc-generated.cpp" : "croqc-generated.cu";
   llvm::raw_string_ostream os(c.cudaSource);
   codegen::emitCuda(*c.kir, c.diags.sourceMgr(), options, os);
   os.flush();

@@ -84,6 +84,10 @@ struct Buffer {
   /// The strides of every dimension, in elements (from shape and rowStride).
   std::vector<const Expr*> strides;
   unsigned alignBytes = 16;
+  /// Shared buffers: the byte offset in the kernel's shared memory, and
+  /// whether another buffer may take its space once it is dead.
+  std::int64_t sharedOffset = 0;
+  bool reusable = false;
   llvm::SMLoc loc;
 
   std::int64_t slotCount() const;

@@ -2,6 +2,7 @@
 #include "lower/LowerImpl.h"
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
 
@@ -114,6 +115,10 @@ std::string Lowerer::fresh(llvm::StringRef base) { return (base + "_" + llvm::Tw
 
 void Lowerer::unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint) {
   diags_.report(where.Start, DiagKind::err_lower_unsupported, what, hint).range(where);
+}
+
+void Lowerer::cannotEmulate(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint) {
+  diags_.report(where.Start, DiagKind::err_cpu_cannot_emulate, what, hint).range(where);
 }
 
 std::string Lowerer::nameFor(const sema::Symbol* s) {
@@ -441,10 +446,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   k->body.insert(k->body.begin(), body.front());
   k->body.insert(k->body.end(), body.begin() + 1, body.end());
   prologue_.clear();
-  for (const kir::Buffer* b : k->sharedBuffers) {
-    std::int64_t bytes = b->totalElements() * target::elementBytes(b->elem);
-    k->sharedBytes = (k->sharedBytes + 127) / 128 * 128 + bytes;
-  }
+  placeSharedBuffers(*k);
   function_->kernels.push_back(std::move(k));
   kernel_ = nullptr;
   kernelInfo_ = nullptr;
@@ -563,6 +565,7 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
     }
     if (space == kir::Space::Shared) {
       b->name = fresh(nameFor(sym));
+      b->reusable = true;
       kernel_->sharedBuffers.push_back(b);
     } else {
       declareLocalBuffer(b, d->loc());
@@ -803,9 +806,37 @@ void Lowerer::lowerSync(const SyncStmt* s) {
   }
 }
 
+namespace {
+
+/// Whether C++ text contains an `asm` statement (`asm`, `__asm`, `__asm__`
+/// as a whole word): inline PTX, which only a GPU can run.
+bool containsInlineAsm(llvm::StringRef code) {
+  auto isWordChar = [](char ch) { return llvm::isAlnum(ch) || ch == '_'; };
+  for (llvm::StringRef word : {"asm", "__asm", "__asm__"}) {
+    for (size_t at = code.find(word); at != llvm::StringRef::npos; at = code.find(word, at + 1)) {
+      size_t end = at + word.size();
+      if ((at == 0 || !isWordChar(code[at - 1])) && (end == code.size() || !isWordChar(code[end]))) return true;
+    }
+  }
+  return false;
+}
+
+constexpr llvm::StringLiteral kInlinePtxHint =
+    "write it in Croqtile or plain C++; inline PTX needs a GPU (`--target=cuda`)";
+
+}  // namespace
+
 void Lowerer::lowerCpp(const ast::Stmt* s) {
   if (const auto* c = llvm::dyn_cast<CppStmt>(s)) {
+    if (cpuTarget() && containsInlineAsm(c->code)) {
+      cannotEmulate(s->range(), "inline PTX (`asm`) in `__cpp__`", kInlinePtxHint);
+      return;
+    }
     emit(StmtKind::Raw, s->loc())->text = c->code.str();
+    return;
+  }
+  if (cpuTarget()) {
+    cannotEmulate(s->range(), "an `asm` statement (inline PTX)", kInlinePtxHint);
     return;
   }
   const auto* a = llvm::cast<AsmStmt>(s);

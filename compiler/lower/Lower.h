@@ -32,7 +32,9 @@ class SemaResult;
 namespace lower {
 
 struct LowerOptions {
-  /// `sm_86`, `sm_90a`.
+  /// `sm_86`, `sm_90a`, or `cpu`: the sm_86 lowering, run by the CPU
+  /// emulation runtime (runtime/include/croq/cpu); what that runtime cannot
+  /// emulate (inline PTX, `tma`, `wgmma`) is reported as an error.
   llvm::StringRef arch = "sm_86";
   /// Emit the wrapper's entry shape checks (`--runtime-check=entry`).
   bool entryChecks = true;

@@ -79,7 +79,10 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
 void Lowerer::lowerDma(const DmaStmt* d) {
   if (d->op == TokenKind::m_any) return;
   if (d->engine == TokenKind::kw_tma) {
-    unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
+    if (cpuTarget())
+      cannotEmulate(d->range(), "a `tma` copy", "use `dma.copy`, which the CPU target runs as a plain copy");
+    else
+      unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
     return;
   }
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp) {

@@ -110,6 +110,9 @@ class Lowerer {
   /// Drops loop-end barriers the next iteration's first barrier makes
   /// redundant (LowerBarriers.cpp).
   void elideBarriers(std::vector<kir::Stmt*>& body);
+  /// Gives every shared buffer its offset; buffers whose lifetimes do not
+  /// overlap (with a CTA barrier between) share space (LowerShared.cpp).
+  void placeSharedBuffers(kir::Kernel& k);
   /// Runs `body` with emission redirected into `into`.
   template <typename F>
   void nested(std::vector<Stmt*>& into, F&& body) {
@@ -122,6 +125,10 @@ class Lowerer {
   std::string sourceLine(llvm::SMLoc loc) const;
   std::string fresh(llvm::StringRef base);
   void unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint = "");
+  /// `--target=cpu`: the CPU emulation runs the sm_86 lowering.
+  bool cpuTarget() const { return options_.arch == "cpu"; }
+  /// Reports a construct the CPU target cannot emulate.
+  void cannotEmulate(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint);
   sym::SymContext& symbols() { return sema_.symbols(); }
 
   sema::SemaResult& sema_;

@@ -73,6 +73,11 @@ void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   }
   if (!sym) return;
   const sema::Type& t = sym->type;
+  if (cpuTarget() && frames_.back().level == ParallelLevel::Group4) {
+    cannotEmulate(s->range(), "`wgmma` (an MMA over a warpgroup, `: group-4`)",
+                  "use warp-level MMA (`: group`), which the CPU target emulates as `mma.sync`");
+    return;
+  }
   if (frames_.back().level != ParallelLevel::Group && frames_.back().level != ParallelLevel::Block &&
       frames_.back().level != ParallelLevel::Thread) {
     unsupported(s->range(), "an MMA accumulator outside a warp (`: group`) on " + options_.arch.str());

@@ -1,7 +1,8 @@
 // croq/croq.h: the runtime header that generated code and `.co` host code
 // include. Host API (croq/host.h, croq/types.h) always; the device wrappers
-// (croq/device/device.h) when compiled by nvcc. Namespace `croq`, also
-// reachable as `choreo`.
+// (croq/device/device.h) when compiled by nvcc, or their CPU emulation
+// (croq/cpu/device.h) when built for `--target=cpu` (croq/cpu/cuda/ first on
+// the include path). Namespace `croq`, also reachable as `choreo`.
 #pragma once
 
 #include "croq/host.h"
@@ -10,4 +11,6 @@
 
 #if defined(__CUDACC__)
 #include "croq/device/device.h"
+#elif defined(CROQ_CPU_RUNTIME)
+#include "croq/cpu/device.h"
 #endif

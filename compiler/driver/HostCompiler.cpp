@@ -1,0 +1,135 @@
+#include "driver/HostCompiler.h"
+
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FileUtilities.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Process.h>
+#include <llvm/Support/Program.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "basic/Diagnostic.h"
+#include "driver/Nvcc.h"
+#include "driver/Options.h"
+
+namespace croqc::driver {
+namespace {
+
+/// The host compiler command: the program and any arguments that $CXX
+/// carries along with it (`CXX="ccache g++"`, `CXX="clang++ -stdlib=libc++"`).
+struct HostCompiler {
+  std::string program;
+  std::vector<std::string> args;
+};
+
+std::optional<HostCompiler> findHostCompiler() {
+  if (llvm::Optional<std::string> env = llvm::sys::Process::GetEnv("CXX"); env && !env->empty()) {
+    llvm::SmallVector<llvm::StringRef, 4> words;
+    llvm::StringRef(*env).split(words, ' ', -1, /*KeepEmpty=*/false);
+    if (words.empty()) return std::nullopt;
+    HostCompiler cxx;
+    if (llvm::sys::path::has_parent_path(words[0])) {
+      cxx.program = words[0].str();
+    } else if (llvm::ErrorOr<std::string> p = llvm::sys::findProgramByName(words[0])) {
+      cxx.program = *p;
+    } else {
+      return std::nullopt;
+    }
+    if (!llvm::sys::fs::can_execute(cxx.program)) return std::nullopt;
+    for (size_t i = 1; i < words.size(); ++i) cxx.args.push_back(words[i].str());
+    return cxx;
+  }
+  for (const char* name : {"g++", "c++", "clang++"})
+    if (llvm::ErrorOr<std::string> p = llvm::sys::findProgramByName(name)) return HostCompiler{*p, {}};
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::StringRef output,
+                             DiagnosticEngine& diags) {
+  std::optional<HostCompiler> cxx = findHostCompiler();
+  if (!cxx) {
+    diags.report({}, DiagKind::err_cxx_not_found);
+    return false;
+  }
+  std::optional<std::string> runtime = findRuntimeInclude();
+  llvm::SmallString<256> shims(runtime ? *runtime : "");
+  llvm::sys::path::append(shims, "croq", "cpu", "cuda");
+  llvm::SmallString<256> shimRuntime(shims);
+  llvm::sys::path::append(shimRuntime, "cuda_runtime.h");
+  if (!runtime || !llvm::sys::fs::exists(shimRuntime)) {
+    diags.report({}, DiagKind::err_runtime_not_found);
+    return false;
+  }
+  llvm::SmallString<256> cppFile;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("croqc", "cpp", cppFile)) {
+    diags.report({}, DiagKind::err_cannot_write_file, "<temporary .cpp file>", ec.message());
+    return false;
+  }
+  llvm::FileRemover removeCpp(cppFile.str());
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(cppFile, ec);
+    if (ec) {
+      diags.report({}, DiagKind::err_cannot_write_file, cppFile.str(), ec.message());
+      return false;
+    }
+    os << source;
+  }
+
+  std::vector<std::string> args = {cxx->program};
+  args.insert(args.end(), cxx->args.begin(), cxx->args.end());
+  // OpenMP runs the blocks of a launch on every core; without it they run
+  // one after another, with the same results.
+  for (const char* flag : {"-std=c++17", "-O2", "-fopenmp"}) args.push_back(flag);
+  // The shims (cuda_runtime.h, cuda_fp16.h, ...) come before anything else
+  // named like them.
+  args.push_back("-I" + std::string(shims));
+  args.push_back("-I" + *runtime);
+  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+  llvm::sys::path::remove_filename(inputDir);
+  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+  if (opts.action == Action::Object) args.push_back("-c");
+  args.push_back(std::string(cppFile));
+  for (const std::string& f : opts.extraInputs) {
+    // CUDA sources given alongside are C++ for the CPU runtime too.
+    if (llvm::StringRef(f).endswith(".cu")) {
+      for (const std::string& a : {std::string("-x"), std::string("c++"), f, std::string("-x"), std::string("none")})
+        args.push_back(a);
+    } else {
+      args.push_back(f);
+    }
+  }
+  args.push_back("-o");
+  args.push_back(output.str());
+  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+
+  if (opts.verbose) {
+    llvm::errs() << "croqc: running";
+    for (const std::string& a : args) llvm::errs() << " " << a;
+    llvm::errs() << "\n";
+  }
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::string error;
+  bool failed = false;
+  int status = llvm::sys::ExecuteAndWait(cxx->program, argRefs, llvm::None, {}, 0, 0, &error, &failed);
+  if (failed || status < 0) {
+    diags.report({}, DiagKind::err_tool_failed, cxx->program, error.empty() ? "it could not be started" : error);
+    return false;
+  }
+  if (status != 0) {
+    llvm::sys::fs::remove(output);
+    diags.report({}, DiagKind::err_cxx_failed, status);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace croqc::driver

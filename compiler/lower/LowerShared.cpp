@@ -1,0 +1,113 @@
+// Shared memory layout of a kernel: every shared buffer gets a 128-byte
+// aligned offset in the kernel's dynamic shared memory.
+//
+// A buffer declared with `shared` lives from the first to the last
+// top-level statement of the kernel that uses it. Two such buffers may take
+// the same bytes when their lifetimes are disjoint and a CTA barrier lies
+// between the last use of the first and the first use of the second, so no
+// thread can still read the old buffer while another writes the new one (a
+// GEMM's output staging tile reuses its copy ring, spec 21.2). Storage of
+// futures (`=> shared`) is reached through pointers that `swap` exchanges
+// and is never shared.
+#include "lower/LowerImpl.h"
+
+#include <algorithm>
+
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+namespace {
+
+void collectExpr(const kir::Expr* e, llvm::DenseSet<const kir::Buffer*>& out) {
+  if (!e) return;
+  if (e->buffer) out.insert(e->buffer);
+  for (const kir::Expr* o : e->operands) collectExpr(o, out);
+}
+
+void collectTile(const kir::Tile& t, llvm::DenseSet<const kir::Buffer*>& out) {
+  if (t.buffer) out.insert(t.buffer);
+  collectExpr(t.offset, out);
+  for (const kir::Expr* e : t.valid) collectExpr(e, out);
+}
+
+/// Every buffer `s` (and the statements inside it) refers to.
+void collect(const kir::Stmt* s, llvm::DenseSet<const kir::Buffer*>& out) {
+  if (s->buffer) out.insert(s->buffer);
+  for (const kir::Expr* e : {s->lo, s->hi, s->cond, s->value, s->index}) collectExpr(e, out);
+  collectTile(s->dst, out);
+  collectTile(s->src, out);
+  for (const kir::Stmt* c : s->body) collect(c, out);
+  for (const kir::Stmt* c : s->elseBody) collect(c, out);
+}
+
+bool isCtaBarrier(const kir::Stmt* s) {
+  return s->kind == StmtKind::Barrier && s->scope == kir::Scope::Cta;
+}
+
+std::int64_t bytesOf(const kir::Buffer* b) { return b->totalElements() * target::elementBytes(b->elem); }
+std::int64_t alignUp(std::int64_t v) { return (v + 127) / 128 * 128; }
+
+}  // namespace
+
+void Lowerer::placeSharedBuffers(kir::Kernel& k) {
+  const std::vector<kir::Stmt*>& body = k.body;
+  struct Life {
+    kir::Buffer* buffer;
+    std::int64_t first = -1, last = -1;
+  };
+  std::vector<Life> lives;
+  for (const kir::Buffer* b : k.sharedBuffers) lives.push_back({const_cast<kir::Buffer*>(b)});
+  for (size_t i = 0; i < body.size(); ++i) {
+    llvm::DenseSet<const kir::Buffer*> used;
+    collect(body[i], used);
+    for (Life& l : lives) {
+      if (!used.count(l.buffer)) continue;
+      if (l.first < 0) l.first = static_cast<std::int64_t>(i);
+      l.last = static_cast<std::int64_t>(i);
+    }
+  }
+  // Top-level barriers, for the "barrier between" rule.
+  std::vector<std::int64_t> barriers;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (isCtaBarrier(body[i])) barriers.push_back(static_cast<std::int64_t>(i));
+  auto separated = [&](const Life& a, const Life& b) {
+    // a ends before b starts, with a barrier strictly between.
+    if (a.last < 0 || b.first < 0 || a.last >= b.first) return false;
+    return std::any_of(barriers.begin(), barriers.end(), [&](std::int64_t i) { return i > a.last && i < b.first; });
+  };
+  auto conflict = [&](const Life& a, const Life& b) {
+    if (!a.buffer->reusable || !b.buffer->reusable) return true;
+    return !separated(a, b) && !separated(b, a);
+  };
+  // First fit, in order of first use.
+  std::vector<size_t> order(lives.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    auto key = [&](const Life& l) { return l.first < 0 ? std::numeric_limits<std::int64_t>::max() : l.first; };
+    return key(lives[x]) < key(lives[y]);
+  });
+  std::vector<size_t> placed;
+  std::int64_t total = 0;
+  for (size_t idx : order) {
+    Life& l = lives[idx];
+    std::int64_t size = alignUp(bytesOf(l.buffer));
+    // Occupied ranges of conflicting buffers, by offset.
+    std::vector<std::pair<std::int64_t, std::int64_t>> busy;
+    for (size_t p : placed)
+      if (conflict(l, lives[p]))
+        busy.push_back({lives[p].buffer->sharedOffset, lives[p].buffer->sharedOffset + alignUp(bytesOf(lives[p].buffer))});
+    std::sort(busy.begin(), busy.end());
+    std::int64_t offset = 0;
+    for (auto [lo, hi] : busy) {
+      if (offset + size <= lo) break;
+      offset = std::max(offset, hi);
+    }
+    l.buffer->sharedOffset = offset;
+    total = std::max(total, offset + bytesOf(l.buffer));
+    placed.push_back(idx);
+  }
+  k.sharedBytes = total;
+}
+
+}  // namespace croqc::lower

@@ -1,0 +1,387 @@
+// croq/cpu/device.h: the croq device helpers that generated kernels call,
+// for `--target=cpu`. Same names, arguments and results as croq/device/*.h,
+// computed on the host:
+//
+//   copy_tile, cp_async_tile      cooperative tile copies (tile_copy.h): the same
+//                                 element split among threads, tails and zero
+//                                 fill; the asynchronous copy completes at once
+//   cp_async_commit / wait<N> / wait_all / wait_dynamic
+//                                 nothing to wait for
+//   croq::mma::                   the m16n8k16 atom operations (mma_tile.h,
+//                                 mma_sync.h) with the GPU's register layouts:
+//                                 each lane holds the same fragment elements as
+//                                 on the GPU, ldmatrix is emulated lane by lane,
+//                                 and mma<InT> is warp-collective: the lanes meet,
+//                                 the last one computes the 16x8 tile D = A * B + C
+//                                 from every lane's fragments (products exact, sums
+//                                 in f32; an f16 accumulator is rounded to f16 after
+//                                 every atom, as on the GPU), and each lane takes
+//                                 its part of D back.
+//   lane_id, warp_id_in_warpgroup, elect_one_sync, cuda::setreg_inc / dec
+//                                 (warp.h)
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "croq/cpu/launch.h"
+#include "croq/scalar.h"
+#include "croq/types.h"
+
+namespace croq {
+namespace cpu::detail {
+
+inline unsigned linear_thread_index() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+
+template <typename T>
+bool aligned16(const T* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
+}
+
+inline int clamp_count(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+
+template <typename T, int R, int C, int NT, bool ZFILL>
+void copy_elements(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
+                   int rank) {
+  for (int idx = rank; idx < R * C; idx += NT) {
+    const int r = idx / C;
+    const int c = idx % C;
+    if (r >= dv0 || c >= dv1) continue;
+    if (r < sv0 && c < sv1)
+      dst[r * ds0 + c * ds1] = src[r * ss0 + c * ss1];
+    else if (ZFILL)
+      dst[r * ds0 + c * ds1] = utils::from_f32<T>(0.0f);
+  }
+}
+
+// The tile copies of croq/device/tile_copy.h. `always_zero_fill`: the
+// 16-byte path of cp_async_tile zero-fills invalid elements whatever ZFILL
+// says, because cp.async does.
+template <typename T, int R, int C, int NT, bool ZFILL, bool AlwaysZeroFill>
+void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
+               int rank) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  const bool vectorizable = V > 1 && C % V == 0 && ds1 == 1 && ss1 == 1 &&
+                            (R == 1 || (ds0 % V == 0 && ss0 % V == 0)) && aligned16(dst) && aligned16(src);
+  if (!vectorizable) {
+    copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
+    return;
+  }
+  constexpr int VPR = C / V;  // vectors per row
+  for (int idx = rank; idx < R * VPR; idx += NT) {
+    const int r = idx / VPR;
+    const int c = (idx % VPR) * V;
+    const int dn = r < dv0 ? clamp_count(dv1 - c, V) : 0;
+    if (dn == 0) continue;
+    const int sn = r < sv0 ? clamp_count(sv1 - c, V) : 0;
+    T* d = dst + r * ds0 + c;
+    const T* s = src + r * ss0 + c;
+    if (dn == V && sn == V) {
+      std::memcpy(d, s, 16);
+      continue;
+    }
+    for (int e = 0; e < dn; ++e) {
+      if (e < sn)
+        d[e] = s[e];
+      else if (ZFILL || AlwaysZeroFill)
+        d[e] = utils::from_f32<T>(0.0f);
+    }
+  }
+}
+
+}  // namespace cpu::detail
+
+// ---- tile copies --------------------------------------------------------------
+
+template <typename T, int R, int C, int NT, bool ZFILL>
+void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
+               int rank) {
+  cpu::detail::copy_tile<T, R, C, NT, ZFILL, false>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
+}
+
+template <typename T, int R, int C, int NT, bool ZFILL>
+void cp_async_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
+                   int rank) {
+  cpu::detail::copy_tile<T, R, C, NT, ZFILL, true>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
+}
+
+// The copies above are complete when they return.
+inline void cp_async_commit() {}
+template <int N>
+void cp_async_wait() {}
+inline void cp_async_wait_all() {}
+inline void cp_async_wait_dynamic(int) {}
+
+// ---- warp helpers (croq/device/warp.h) ----------------------------------------------
+
+inline std::uint32_t lane_id() { return cpu::detail::linear_thread_index() & 31u; }
+inline std::uint32_t warp_id_in_warpgroup() { return (cpu::detail::linear_thread_index() / 32u) % 4u; }
+inline bool elect_one_sync() { return lane_id() == 0; }
+
+namespace cuda {
+template <int Regs>
+void setreg_inc() {}
+template <int Regs>
+void setreg_dec() {}
+inline void setreg_inc(int) {}
+inline void setreg_dec(int) {}
+}  // namespace cuda
+
+// ---- MMA atoms (croq/device/mma_sync.h, croq/device/mma_tile.h) ----------------------
+
+namespace mma {
+
+// Fragment coordinates of mma.sync m16n8k16, as in croq/device/mma_sync.h.
+constexpr int a_row(int lane, int e) { return lane / 4 + 8 * ((e / 2) % 2); }
+constexpr int a_col(int lane, int e) { return 2 * (lane % 4) + (e % 2) + 8 * (e / 4); }
+constexpr int b_row(int lane, int e) { return 2 * (lane % 4) + (e % 2) + 8 * (e / 2); }
+constexpr int b_col(int lane, int /*e*/) { return lane / 4; }
+constexpr int c_row(int lane, int e) { return lane / 4 + 8 * (e / 2); }
+constexpr int c_col(int lane, int e) { return 2 * (lane % 4) + (e % 2); }
+
+struct frag_a {
+  std::uint32_t r[4];
+};
+struct frag_b {
+  std::uint32_t r[2];
+};
+template <typename AccT>
+struct frag_c;
+template <>
+struct frag_c<float> {
+  float r[4];
+};
+template <>
+struct frag_c<f16> {
+  std::uint32_t r[2];
+};
+
+inline int lane_id() { return static_cast<int>(cpu::detail::linear_thread_index() & 31u); }
+
+template <typename T>
+std::uint32_t pack2(T lo, T hi) {
+  static_assert(sizeof(T) == 2, "operands are 16-bit");
+  std::uint16_t a, b;
+  std::memcpy(&a, &lo, 2);
+  std::memcpy(&b, &hi, 2);
+  return static_cast<std::uint32_t>(a) | (static_cast<std::uint32_t>(b) << 16);
+}
+
+// ---- fill ----
+inline void fill_atom(frag_c<float>& c, float v) {
+  for (int e = 0; e < 4; ++e) c.r[e] = v;
+}
+inline void fill_atom(frag_c<f16>& c, float v) {
+  const f16 h = __float2half_rn(v);
+  c.r[0] = c.r[1] = pack2(h, h);
+}
+template <typename F, int R, int C>
+void fill(F (&frags)[R][C], float v) {
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j) fill_atom(frags[i][j], v);
+}
+
+namespace detail {
+
+template <typename T>
+std::uint16_t bits16(const T* p) {
+  std::uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+
+// ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 as lane `lane` sees it:
+// row i of matrix q starts at row_of(8 * q + i), the address lane 8q + i
+// passes on the GPU. Without .trans lane l receives row l/4, elements
+// 2(l%4) and 2(l%4)+1 of each matrix; with .trans, rows 2(l%4) and
+// 2(l%4)+1 of column l/4.
+template <int N, bool Trans, typename RowOf>
+void ldmatrix(std::uint32_t* r, int lane, RowOf row_of) {
+  const int g = lane / 4, t = lane % 4;
+  for (int q = 0; q < N; ++q) {
+    std::uint32_t lo, hi;
+    if constexpr (!Trans) {
+      const auto* row = row_of(8 * q + g);
+      lo = bits16(row + 2 * t);
+      hi = bits16(row + 2 * t + 1);
+    } else {
+      lo = bits16(row_of(8 * q + 2 * t) + g);
+      hi = bits16(row_of(8 * q + 2 * t + 1) + g);
+    }
+    r[q] = lo | (hi << 16);
+  }
+}
+
+}  // namespace detail
+
+// ---- ldmatrix loads: the lane addresses of croq/device/mma_tile.h ----
+
+template <bool Trans, typename T>
+void load_a_ldsm(frag_a& a, const T* p, int ld) {
+  detail::ldmatrix<4, Trans>(a.r, lane_id(), [&](int lane) {
+    const int q = lane >> 3, r = lane & 7;
+    return !Trans ? p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8 : p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8;
+  });
+}
+
+template <bool Trans, typename T>
+void load_b_ldsm(frag_b& b, const T* p, int ld) {
+  detail::ldmatrix<2, Trans>(b.r, lane_id(), [&](int lane) {
+    lane &= 15;
+    return !Trans ? p + (lane & 7) * ld + (lane >> 3) * 8 : p + lane * ld;
+  });
+}
+
+template <bool Trans, typename T>
+void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
+  std::uint32_t x[4];
+  detail::ldmatrix<4, Trans>(x, lane_id(), [&](int lane) {
+    const int q = lane >> 3, r = lane & 7;
+    return !Trans ? p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8 : p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8;
+  });
+  b0.r[0] = x[0];
+  b0.r[1] = x[1];
+  b1.r[0] = x[2];
+  b1.r[1] = x[3];
+}
+
+// ---- element loads (any memory, with bounds) ----
+template <typename T>
+T load_or_zero(const T* p, int i, int j, int s0, int s1, int v0, int v1) {
+  return (i < v0 && j < v1) ? p[i * s0 + j * s1] : utils::from_f32<T>(0.0f);
+}
+
+template <typename T>
+void load_a(frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
+  const int lane = lane_id();
+  for (int e = 0; e < 8; e += 2) {
+    const T lo = load_or_zero(p, a_row(lane, e), a_col(lane, e), s0, s1, v0, v1);
+    const T hi = load_or_zero(p, a_row(lane, e + 1), a_col(lane, e + 1), s0, s1, v0, v1);
+    a.r[e / 2] = pack2(lo, hi);
+  }
+}
+
+template <typename T>
+void load_b(frag_b& b, const T* p, int s0, int s1, int v0, int v1) {
+  const int lane = lane_id();
+  for (int e = 0; e < 4; e += 2) {
+    const T lo = load_or_zero(p, b_col(lane, e), b_row(lane, e), s0, s1, v0, v1);
+    const T hi = load_or_zero(p, b_col(lane, e + 1), b_row(lane, e + 1), s0, s1, v0, v1);
+    b.r[e / 2] = pack2(lo, hi);
+  }
+}
+
+// ---- stores ----
+inline float acc_value(const frag_c<float>& c, int e) { return c.r[e]; }
+inline float acc_value(const frag_c<f16>& c, int e) {
+  return cpu::detail::half_bits_to_float(static_cast<std::uint16_t>(c.r[e / 2] >> ((e % 2) * 16)));
+}
+
+template <typename AccT, typename OutT>
+void store_c(const frag_c<AccT>& c, OutT* p, int s0, int s1, int v0, int v1) {
+  const int lane = lane_id();
+  for (int e = 0; e < 4; ++e) {
+    const int i = c_row(lane, e), j = c_col(lane, e);
+    if (i < v0 && j < v1) p[i * s0 + j * s1] = cvt<OutT>(acc_value(c, e));
+  }
+}
+
+// ---- mma.sync m16n8k16 ----
+
+namespace detail {
+
+// One lane's operands, as it hands them to the warp.
+template <typename AccT>
+struct MmaLane {
+  frag_a a;
+  frag_b b;
+  frag_c<AccT> c;
+};
+
+// Element `half` (0: low, 1: high) of a register of two 16-bit operands;
+// `f16_table` is cpu::detail::half_table().
+template <typename InT>
+float operand_value(std::uint32_t reg, int half, const float* f16_table) {
+  const auto bits = static_cast<std::uint16_t>(reg >> (16 * half));
+  if constexpr (std::is_same_v<InT, f16>)
+    return f16_table[bits];
+  else
+    return cpu::detail::bf16_bits_to_float(bits);
+}
+
+// D = A * B + C for the whole warp: gathers A (16x16), B (16x8) and C
+// (16x8) from the 32 lanes' fragments, multiplies, and scatters D back in
+// the accumulator layout.
+template <typename InT, typename AccT>
+void mma_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes]) {
+  const float* table = cpu::detail::half_table();
+  float A[16][16], B[16][8], C[16][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    MmaLane<AccT> l;
+    std::memcpy(&l, in[lane], sizeof(l));
+    for (int e = 0; e < 8; ++e) A[a_row(lane, e)][a_col(lane, e)] = operand_value<InT>(l.a.r[e / 2], e % 2, table);
+    for (int e = 0; e < 4; ++e) B[b_row(lane, e)][b_col(lane, e)] = operand_value<InT>(l.b.r[e / 2], e % 2, table);
+    for (int e = 0; e < 4; ++e) C[c_row(lane, e)][c_col(lane, e)] = acc_value(l.c, e);
+  }
+  // D[m][n] = C[m][n] + A[m][0] * B[0][n] + ... + A[m][15] * B[15][n], in
+  // that order: products of 16-bit floats are exact in f32, the sum is f32.
+  float D[16][8];
+  for (int m = 0; m < 16; ++m) {
+    float s[8];
+    for (int n = 0; n < 8; ++n) s[n] = C[m][n];
+    for (int k = 0; k < 16; ++k) {
+      const float a = A[m][k];
+      for (int n = 0; n < 8; ++n) s[n] += a * B[k][n];
+    }
+    for (int n = 0; n < 8; ++n) D[m][n] = s[n];
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    frag_c<AccT> d;
+    if constexpr (std::is_same_v<AccT, f16>) {
+      for (int e = 0; e < 4; e += 2)
+        d.r[e / 2] = pack2(__float2half_rn(D[c_row(lane, e)][c_col(lane, e)]),
+                           __float2half_rn(D[c_row(lane, e + 1)][c_col(lane, e + 1)]));
+    } else {
+      for (int e = 0; e < 4; ++e) d.r[e] = D[c_row(lane, e)][c_col(lane, e)];
+    }
+    std::memcpy(out[lane], &d, sizeof(d));
+  }
+}
+
+}  // namespace detail
+
+// acc += a * b over the warp (every one of its 32 lanes must call it), with
+// the variant chosen by the types: (f16, f16), (float, f16), (float, bf16).
+template <typename InT, typename AccT>
+void mma(frag_c<AccT>& acc, const frag_a& a, const frag_b& b, const char* file = __builtin_FILE(),
+         int line = __builtin_LINE()) {
+  static_assert(std::is_same_v<AccT, f16> || std::is_same_v<AccT, float>, "accumulators are f16 or float");
+  static_assert(std::is_same_v<InT, f16> || std::is_same_v<InT, bf16>, "mma.sync m16n8k16 inputs are f16 or bf16");
+  static_assert(!std::is_same_v<AccT, f16> || std::is_same_v<InT, f16>, "an f16 accumulator takes f16 inputs");
+  static_assert(sizeof(detail::MmaLane<AccT>) <= cpu::detail::kLaneBytes, "lane operands fit the warp scratch");
+  cpu::detail::BlockRunner* r = cpu::detail::active_runner;
+  if (!r) return;
+  cpu::detail::Warp& w = r->current_warp();
+  if (w.present != ~0u) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "croq cpu runtime: croq::mma::mma (%s:%d) in kernel `%s` needs a full warp of 32 threads, but warp "
+                 "%u of the block has only %d\n",
+                 file, line, r->launch().kernel, r->current_warp_index(), __builtin_popcount(w.present));
+    std::_Exit(EXIT_FAILURE);
+  }
+  const unsigned lane = r->current_lane();
+  const unsigned slot = w.generation & 1;
+  const detail::MmaLane<AccT> mine{a, b, acc};
+  std::memcpy(w.in[slot][lane], &mine, sizeof(mine));
+  r->warp_collective({"croq::mma::mma (mma.sync)", file, line}, ~0u, [](cpu::detail::Warp& warp, unsigned s) {
+    detail::mma_warp<InT, AccT>(warp.in[s], warp.out[s]);
+  });
+  std::memcpy(&acc, w.out[slot][lane], sizeof(acc));
+}
+
+}  // namespace mma
+}  // namespace croq

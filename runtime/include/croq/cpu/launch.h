@@ -1,0 +1,441 @@
+// croq/cpu/launch.h: kernel launches, GPU threads and barriers for
+// `--target=cpu`.
+//
+//   croq::cpu::launch(kernel, "kernel", grid, block, shared_bytes, args...)
+//       runs `kernel(args...)` once per thread of every block of `grid`, like
+//       `kernel<<<grid, block, shared_bytes>>>(args...)`, and returns when all
+//       of them have finished. Blocks run one after another on each core
+//       (OpenMP spreads them over the cores when the program is built with
+//       -fopenmp); the threads of a block run as fibers on one core, each
+//       with its own stack, switching only where they must wait for each
+//       other (barriers, warp-collective operations). Launch errors are
+//       those of the GPU (too many threads, too much dynamic shared memory
+//       without cudaFuncSetAttribute) and are returned by cudaGetLastError().
+//   threadIdx, blockIdx, blockDim, gridDim
+//       the built-in variables, per fiber.
+//   __syncthreads(), __syncthreads_count/and/or(pred), __syncwarp(mask)
+//       block and warp barriers.
+//   croq::cpu::dynamic_shared_memory()
+//       the block's dynamic shared memory (`extern __shared__` on the GPU),
+//       128-byte aligned.
+//
+// A barrier that can never complete is an error, not a hang: when every
+// thread of a block waits or has returned, the runtime prints which threads
+// wait at which barrier (the call's file and line) and which have returned,
+// and exits with status 1. A warp whose lanes reach different
+// warp-collective operations is reported the same way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "croq/cpu/cuda_api.h"
+#include "croq/cpu/fiber.h"
+
+// The built-in variables of the thread that is running (a fiber of the
+// current block on this core).
+inline thread_local uint3 threadIdx{0, 0, 0};
+inline thread_local uint3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{1, 1, 1};
+inline thread_local dim3 gridDim{1, 1, 1};
+
+namespace croq::cpu {
+namespace detail {
+
+// Where a thread waits: the operation and the call site in the generated
+// code (or the `.co` host code) that reached it.
+struct Site {
+  const char* what = "";
+  const char* file = "";
+  int line = 0;
+};
+
+// One GPU thread.
+struct Fiber {
+  enum class State : std::uint8_t { Ready, Waiting, Done };
+  Context context;
+  uint3 index{0, 0, 0};
+  unsigned tid = 0;  // linear thread index in the block
+  State state = State::Ready;
+  Site site;         // where it waits (Waiting)
+};
+
+// Bytes each lane may contribute to (and receive from) one warp-collective
+// operation.
+inline constexpr std::size_t kLaneBytes = 64;
+
+// A warp: its barrier and the scratch space through which warp-collective
+// operations (mma.sync, shuffles, ballots) exchange the lanes' values. The
+// scratch is double-buffered by barrier generation: a lane can reach the
+// operation after next only once every lane has left the previous one.
+struct Warp {
+  unsigned present = 0;  // lanes that exist in this warp (a partial last warp has fewer)
+  unsigned arrived = 0;
+  unsigned expected = 0;
+  unsigned generation = 0;
+  Site site;
+  unsigned waiting = 0;
+  unsigned waiters[32] = {};
+  alignas(64) unsigned char in[2][32][kLaneBytes];
+  alignas(64) unsigned char out[2][32][kLaneBytes];
+};
+
+struct LaunchInfo {
+  const char* kernel;
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes;
+  void (*invoke)(const void* closure);
+  const void* closure;
+};
+
+class BlockRunner;
+inline thread_local BlockRunner* active_runner = nullptr;
+
+[[noreturn]] inline void fiber_main() noexcept;
+
+// Runs blocks on one core: the fibers of one block at a time, a run queue of
+// the fibers that can continue, the block barrier and the warps.
+class BlockRunner {
+ public:
+  void run(const LaunchInfo& launch, unsigned long long block) {
+    launch_ = &launch;
+    const dim3 b = launch.block;
+    const dim3 g = launch.grid;
+    n_ = b.x * b.y * b.z;
+    blockIdx = {static_cast<unsigned>(block % g.x), static_cast<unsigned>(block / g.x % g.y),
+                static_cast<unsigned>(block / (static_cast<unsigned long long>(g.x) * g.y))};
+    blockDim = b;
+    gridDim = g;
+
+    if (fibers_.size() < n_) fibers_.resize(n_);
+    while (stacks_.size() < n_) stacks_.emplace_back(fiber_stack_bytes());
+    for (unsigned i = 0; i < n_; ++i) {
+      Fiber& f = fibers_[i];
+      f.index = {i % b.x, i / b.x % b.y, i / (b.x * b.y)};
+      f.tid = i;
+      f.state = Fiber::State::Ready;
+      start_context(f.context, stacks_[i].lo(), stacks_[i].size(), fiber_main);
+    }
+    const unsigned warps = (n_ + 31) / 32;
+    while (warps_.size() < warps) warps_.push_back(std::make_unique<Warp>());
+    for (unsigned w = 0; w < warps; ++w) {
+      Warp& warp = *warps_[w];
+      const unsigned lanes = n_ - 32 * w < 32 ? n_ - 32 * w : 32;
+      warp.present = lanes == 32 ? ~0u : (1u << lanes) - 1;
+      warp.arrived = warp.generation = warp.waiting = 0;
+    }
+    cta_arrived_ = 0;
+    cta_generation_ = 0;
+    cta_waiters_.clear();
+    cta_waiters_.reserve(n_);
+    if (shared_capacity_ < launch.shared_bytes) {
+      shared_capacity_ = launch.shared_bytes;
+      // Poisoned like fresh GPU memory often is, so a read before a write is
+      // unlikely to look right.
+      shared_.reset(static_cast<unsigned char*>(std::aligned_alloc(128, (shared_capacity_ + 127) / 128 * 128)));
+      std::memset(shared_.get(), 0xFF, shared_capacity_);
+    }
+    queue_.resize(n_);
+    head_ = 0;
+    queued_ = 0;
+    for (unsigned i = 0; i < n_; ++i) push(i);
+    done_ = 0;
+
+    BlockRunner* outer = active_runner;
+    active_runner = this;
+    Fiber& first = fibers_[pop()];
+    enter(first);
+    switch_context(scheduler_, first.context);
+    active_runner = outer;
+  }
+
+  Fiber& current() { return *current_; }
+  unsigned char* shared_memory() { return shared_.get(); }
+  const LaunchInfo& launch() const { return *launch_; }
+
+  // The block barrier; with `value`, also sums `value` over the block and
+  // returns the sum to every thread (for __syncthreads_count and friends).
+  int sync_block(const Site& site, int value = 0) {
+    const unsigned slot = cta_generation_ & 1;
+    if (cta_arrived_ == 0) {
+      cta_site_ = site;
+      cta_sum_[slot] = 0;
+    }
+    cta_sum_[slot] += value;
+    if (++cta_arrived_ == n_) {
+      cta_arrived_ = 0;
+      ++cta_generation_;
+      for (unsigned t : cta_waiters_) make_ready(t);
+      cta_waiters_.clear();
+      return cta_sum_[slot];
+    }
+    cta_waiters_.push_back(current_->tid);
+    wait_here(site);
+    return cta_sum_[slot];
+  }
+
+  Warp& current_warp() { return *warps_[current_->tid / 32]; }
+  unsigned current_lane() const { return current_->tid % 32; }
+  unsigned current_warp_index() const { return current_->tid / 32; }
+
+  // A warp-collective operation: returns once every lane of `mask` (that
+  // exists) has reached an operation of the same kind (`site.what`). The
+  // last lane to arrive calls on_complete(warp, slot) first, which can read
+  // every lane's `in[slot]` and write their `out[slot]`.
+  template <typename F>
+  void warp_collective(const Site& site, unsigned mask, F&& on_complete) {
+    Warp& w = current_warp();
+    const unsigned lane = current_lane();
+    if (w.arrived == 0) {
+      w.site = site;
+      w.expected = static_cast<unsigned>(__builtin_popcount((mask | (1u << lane)) & w.present));
+    } else if (w.site.what != site.what && std::strcmp(w.site.what, site.what) != 0) {
+      diverged(site);
+    }
+    if (++w.arrived == w.expected) {
+      on_complete(w, w.generation & 1);
+      w.arrived = 0;
+      ++w.generation;
+      for (unsigned i = 0; i < w.waiting; ++i) make_ready(w.waiters[i]);
+      w.waiting = 0;
+      return;
+    }
+    w.waiters[w.waiting++] = current_->tid;
+    wait_here(site);
+  }
+
+  // The running fiber has returned from the kernel.
+  [[noreturn]] void finish_current() {
+    Fiber& f = *current_;
+    f.state = Fiber::State::Done;
+    ++done_;
+    switch_away(f);
+    __builtin_unreachable();
+  }
+
+ private:
+  void push(unsigned t) {
+    queue_[(head_ + queued_++) % n_] = t;
+  }
+  unsigned pop() {
+    const unsigned t = queue_[head_];
+    head_ = (head_ + 1) % n_;
+    --queued_;
+    return t;
+  }
+  void make_ready(unsigned t) {
+    fibers_[t].state = Fiber::State::Ready;
+    push(t);
+  }
+  void enter(Fiber& f) {
+    current_ = &f;
+    threadIdx = f.index;
+  }
+  void wait_here(const Site& site) {
+    Fiber& f = *current_;
+    f.state = Fiber::State::Waiting;
+    f.site = site;
+    switch_away(f);
+  }
+  // Resumes the next fiber that can run; back to the launch once all have
+  // returned; a deadlock when none can run but some have not returned.
+  void switch_away(Fiber& from) {
+    if (queued_ == 0) {
+      if (done_ == n_) {
+        switch_context(from.context, scheduler_);
+        return;
+      }
+      deadlock();
+    }
+    Fiber& next = fibers_[pop()];
+    enter(next);
+    switch_context(from.context, next.context);
+  }
+
+  void header(const char* problem) const {
+    std::fflush(stdout);
+    std::fprintf(stderr, "croq cpu runtime: %s in kernel `%s`, block (%u, %u, %u) of (%u, %u, %u)\n", problem,
+                 launch_->kernel, blockIdx.x, blockIdx.y, blockIdx.z, launch_->grid.x, launch_->grid.y,
+                 launch_->grid.z);
+  }
+
+  // "0-31, 64, 96-127": thread indices in ascending order as ranges.
+  static std::string ranges(const std::vector<unsigned>& tids) {
+    std::string s;
+    for (std::size_t i = 0; i < tids.size();) {
+      std::size_t j = i;
+      while (j + 1 < tids.size() && tids[j + 1] == tids[j] + 1) ++j;
+      if (!s.empty()) s += ", ";
+      s += std::to_string(tids[i]);
+      if (j > i) s += "-" + std::to_string(tids[j]);
+      i = j + 1;
+    }
+    return s;
+  }
+
+  [[noreturn]] void deadlock() const {
+    header("deadlock");
+    std::fprintf(stderr, "  no thread of the block can continue:\n");
+    std::vector<Site> sites;
+    for (unsigned t = 0; t < n_; ++t) {
+      const Fiber& f = fibers_[t];
+      if (f.state != Fiber::State::Waiting) continue;
+      bool seen = false;
+      for (const Site& s : sites)
+        seen = seen || (s.line == f.site.line && std::strcmp(s.what, f.site.what) == 0 &&
+                        std::strcmp(s.file, f.site.file) == 0);
+      if (!seen) sites.push_back(f.site);
+    }
+    for (const Site& s : sites) {
+      std::vector<unsigned> tids;
+      for (unsigned t = 0; t < n_; ++t) {
+        const Fiber& f = fibers_[t];
+        if (f.state == Fiber::State::Waiting && f.site.line == s.line && std::strcmp(f.site.what, s.what) == 0 &&
+            std::strcmp(f.site.file, s.file) == 0)
+          tids.push_back(t);
+      }
+      std::fprintf(stderr, "  %zu of %u threads wait at %s (%s:%d): threads %s\n", tids.size(), n_, s.what, s.file,
+                   s.line, ranges(tids).c_str());
+    }
+    std::vector<unsigned> returned;
+    for (unsigned t = 0; t < n_; ++t)
+      if (fibers_[t].state == Fiber::State::Done) returned.push_back(t);
+    if (!returned.empty())
+      std::fprintf(stderr, "  %zu of %u threads have returned from the kernel: threads %s\n", returned.size(), n_,
+                   ranges(returned).c_str());
+    std::fprintf(stderr,
+                 "  a barrier completes when every thread of the block (of the warp, for warp operations) "
+                 "reaches it; on a GPU this kernel would hang\n");
+    std::fflush(stderr);
+    std::_Exit(EXIT_FAILURE);
+  }
+
+  [[noreturn]] void diverged(const Site& site) const {
+    const Warp& w = *warps_[current_->tid / 32];
+    header("warp divergence");
+    std::fprintf(stderr,
+                 "  in warp %u, thread %u reached %s (%s:%d) while other lanes wait at %s (%s:%d); every lane of "
+                 "a warp must reach the same warp-collective operation\n",
+                 current_->tid / 32, current_->tid, site.what, site.file, site.line, w.site.what, w.site.file,
+                 w.site.line);
+    std::fflush(stderr);
+    std::_Exit(EXIT_FAILURE);
+  }
+
+  const LaunchInfo* launch_ = nullptr;
+  unsigned n_ = 0;
+  std::vector<Fiber> fibers_;
+  std::vector<Stack> stacks_;
+  std::vector<std::unique_ptr<Warp>> warps_;
+  std::vector<unsigned> queue_;
+  unsigned head_ = 0;
+  unsigned queued_ = 0;
+  unsigned done_ = 0;
+  Fiber* current_ = nullptr;
+  Context scheduler_;
+  unsigned cta_arrived_ = 0;
+  unsigned cta_generation_ = 0;
+  int cta_sum_[2] = {0, 0};
+  Site cta_site_;
+  std::vector<unsigned> cta_waiters_;
+  struct FreeDeleter {
+    void operator()(unsigned char* p) const { std::free(p); }
+  };
+  std::unique_ptr<unsigned char[], FreeDeleter> shared_;
+  std::size_t shared_capacity_ = 0;
+};
+
+[[noreturn]] inline void fiber_main() noexcept {
+  BlockRunner* runner = active_runner;
+  runner->launch().invoke(runner->launch().closure);
+  runner->finish_current();
+}
+
+inline BlockRunner& this_core_runner() {
+  static thread_local BlockRunner runner;
+  return runner;
+}
+
+inline void run_grid(const LaunchInfo& info) {
+  const long long blocks = static_cast<long long>(info.grid.x) * info.grid.y * info.grid.z;
+#pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
+  for (long long b = 0; b < blocks; ++b) this_core_runner().run(info, static_cast<unsigned long long>(b));
+}
+
+}  // namespace detail
+
+// kernel<<<grid, block, shared_bytes>>>(args...), run on the CPU.
+template <typename... P, typename... A>
+void launch(void (*kernel)(P...), const char* name, dim3 grid, dim3 block, std::size_t shared_bytes,
+            A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "a kernel launch passes one argument per kernel parameter");
+  const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
+  if (threads == 0 || threads > kMaxThreadsPerBlock || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
+      grid.y > 65535 || grid.z > 65535) {
+    detail::fail(cudaErrorInvalidConfiguration);
+    return;
+  }
+  if (shared_bytes > detail::max_dynamic_shared(reinterpret_cast<const void*>(kernel))) {
+    detail::fail(cudaErrorInvalidValue);
+    return;
+  }
+  struct Closure {
+    void (*kernel)(P...);
+    std::tuple<std::decay_t<P>...> args;
+  };
+  const Closure closure{kernel, std::tuple<std::decay_t<P>...>(static_cast<P>(std::forward<A>(args))...)};
+  const detail::LaunchInfo info{name, grid, block, shared_bytes,
+                                [](const void* c) {
+                                  const auto* self = static_cast<const Closure*>(c);
+                                  std::apply(self->kernel, self->args);
+                                },
+                                &closure};
+  detail::run_grid(info);
+}
+
+// The running block's dynamic shared memory.
+inline unsigned char* dynamic_shared_memory() {
+  return detail::active_runner ? detail::active_runner->shared_memory() : nullptr;
+}
+
+}  // namespace croq::cpu
+
+// ---- barriers -----------------------------------------------------------------
+// The call site (file and line, after #line) names the barrier in deadlock
+// reports. Outside a kernel they do nothing.
+
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if (auto* r = croq::cpu::detail::active_runner) r->sync_block({"__syncthreads()", file, line});
+}
+
+inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  auto* r = croq::cpu::detail::active_runner;
+  return r ? r->sync_block({"__syncthreads_count()", file, line}, predicate != 0) : predicate != 0;
+}
+
+inline int __syncthreads_and(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  auto* r = croq::cpu::detail::active_runner;
+  if (!r) return predicate != 0;
+  return r->sync_block({"__syncthreads_and()", file, line}, predicate == 0) == 0;
+}
+
+inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  auto* r = croq::cpu::detail::active_runner;
+  return r ? r->sync_block({"__syncthreads_or()", file, line}, predicate != 0) != 0 : predicate != 0;
+}
+
+inline void __syncwarp(unsigned mask = 0xFFFFFFFFu, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
+  if (auto* r = croq::cpu::detail::active_runner)
+    r->warp_collective({"__syncwarp()", file, line}, mask, [](croq::cpu::detail::Warp&, unsigned) {});
+}
