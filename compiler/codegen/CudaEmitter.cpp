@@ -90,7 +90,7 @@ class Emitter {
     ++indent_;
     if (!k.sharedBuffers.empty()) {
       line(options_.cpuTarget ? "unsigned char* const croq_smem_ = croq::cpu::dynamic_shared_memory();"
-                              : "extern __shared__ __align__(128) unsigned char croq_smem_[];");
+                              : "extern __shared__ __align__(1024) unsigned char croq_smem_[];");
       for (const Buffer* b : k.sharedBuffers)
         line(llvm::formatv("{0}* {1} = reinterpret_cast<{0}*>(croq_smem_ + {2});  // {3}", cxxElementType(b->elem),
                            b->name, b->sharedOffset, shapeText(*b))
@@ -141,6 +141,18 @@ class Emitter {
     };
     std::int64_t rows = d.rank() == 1 ? 1 : d.extents[0];
     std::int64_t cols = d.rank() == 1 ? d.extents[0] : d.extents[1];
+    if (d.buffer->swizzleBytes) {
+      // Into a WGMMA operand tile (swizzled K-major layout).
+      std::string fn = s->async ? "croq::wgmma::cp_async_tile_swz" : "croq::wgmma::copy_tile_swz";
+      line(llvm::formatv("{0}<{1}, {2}, {3}, {4}, {5}>({6}, {7}, {8}, {9},", fn, cxxElementType(d.buffer->elem), rows,
+                         cols, s->threads, d.buffer->swizzleBytes, ptr(d), printExpr(d.buffer->shape[0]),
+                         printExpr(d.row0), printExpr(d.col0))
+               .str());
+      line(llvm::formatv("    {0}, {1}, {2}, {3}, {4}, {5});", ptr(src), dim(src, 0, true), dim(src, 1, true),
+                         dim(src, 0, false), dim(src, 1, false), printExpr(s->rank))
+               .str());
+      return;
+    }
     std::string fn = s->async ? "croq::cp_async_tile" : "croq::copy_tile";
     line(llvm::formatv("{0}<{1}, {2}, {3}, {4}, {5}>({6}, {7}, {8}, {9}, {10},", fn, cxxElementType(d.buffer->elem),
                        rows, cols, s->threads, s->zfill ? "true" : "false", ptr(d), dim(d, 0, true), dim(d, 1, true),
@@ -196,11 +208,51 @@ class Emitter {
       case StmtKind::AsyncCommit: line("croq::cp_async_commit();"); return;
       case StmtKind::AsyncWait: line("croq::cp_async_wait_dynamic(" + printExpr(s->value) + ");"); return;
       case StmtKind::FragDecl:
+        if (s->frag->warpgroup) {
+          line(llvm::formatv("croq::wgmma::accumulator_t<{0}, {1}> {2}[{3}];", s->frag->logicalCols,
+                             cxxElementType(s->frag->accType), s->frag->name, s->frag->rows)
+                   .str());
+          return;
+        }
         line(llvm::formatv("{0} {1}[{2}][{3}];", fragType(*s->frag), s->frag->name, s->frag->rows, s->frag->cols).str());
         return;
       case StmtKind::FragFill:
+        if (s->frag->warpgroup) {
+          for (std::int64_t i = 0; i < s->frag->rows; ++i)
+            line(llvm::formatv("croq::wgmma::fill<{0}, {1}>({2}[{3}], {4});", s->frag->logicalCols,
+                               cxxElementType(s->frag->accType), s->frag->name, i, printExpr(s->value))
+                     .str());
+          return;
+        }
         line("croq::mma::fill(" + s->frag->name + ", " + printExpr(s->value) + ");");
         return;
+      case StmtKind::WgmmaExec: {
+        const Fragment& c = *s->frag;
+        const Tile& a = s->src;
+        const Tile& b = s->dst;
+        std::string in = cxxElementType(c.inType), acc = cxxElementType(c.accType);
+        for (std::int64_t i = 0; i < c.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
+        line("croq::wgmma::fence();");
+        line("#pragma unroll");
+        line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
+        ++indent_;
+        for (std::int64_t i = 0; i < c.rows; ++i) {
+          std::string aRow = printExpr(a.row0) + (i ? " + " + std::to_string(64 * i) : "");
+          line(llvm::formatv("croq::wgmma::mma_ss<{0}, {1}, {2}>({3}[{4}],", c.logicalCols, acc, in, c.name, i).str());
+          line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_),", a.buffer->swizzleBytes,
+                             in, ptr(a), printExpr(a.buffer->shape[0]), aRow, printExpr(a.col0))
+                   .str());
+          line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_));", b.buffer->swizzleBytes,
+                             in, ptr(b), printExpr(b.buffer->shape[0]), printExpr(b.row0), printExpr(b.col0))
+                   .str());
+        }
+        --indent_;
+        line("}");
+        line("croq::wgmma::commit_group();");
+        line("croq::wgmma::wait_group<0>();");
+        for (std::int64_t i = 0; i < c.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
+        return;
+      }
       case StmtKind::AtomLoad: {
         const Fragment& f = *s->frag;
         const Tile& t = s->src;
@@ -233,6 +285,13 @@ class Emitter {
         return;
       case StmtKind::AtomStore: {
         const Tile& t = s->dst;
+        if (s->frag->warpgroup) {
+          line(llvm::formatv("croq::wgmma::store_acc<{0}, {1}>({2}[{3}], {4}, {5}, {6}, {7}, {8});", s->frag->logicalCols,
+                             cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i), ptr(t),
+                             printExpr(t.strides[0]), printExpr(t.strides[1]), validOf(t, 0), validOf(t, 1))
+                   .str());
+          return;
+        }
         line(llvm::formatv("croq::mma::store_c({0}[{1}][{2}], {3}, {4}, {5}, {6}, {7});", s->frag->name,
                            printExpr(s->i), printExpr(s->j), ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]),
                            validOf(t, 0), validOf(t, 1))

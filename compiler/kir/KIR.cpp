@@ -447,7 +447,11 @@ class KirPrinter {
 
   std::string tile(const Tile& t) {
     std::string s = t.buffer ? t.buffer->name : "?";
-    s += "[" + printExpr(t.offset) + "] <";
+    s += "[" + printExpr(t.offset) + "]";
+    if (t.buffer && t.buffer->swizzleBytes)
+      s += "(" + printExpr(t.row0) + ", " + printExpr(t.col0) + " swizzle " + std::to_string(t.buffer->swizzleBytes) +
+           ")";
+    s += " <";
     for (size_t d = 0; d < t.extents.size(); ++d) s += (d ? "x" : "") + std::to_string(t.extents[d]);
     s += "> stride(";
     for (size_t d = 0; d < t.strides.size(); ++d) s += (d ? ", " : "") + printExpr(t.strides[d]);
@@ -523,7 +527,8 @@ class KirPrinter {
         const char* role = f->role == FragRole::A ? "A" : f->role == FragRole::B ? "B" : "C";
         os_ << "fragment " << f->name << " : " << role << " " << tokenKindSpelling(f->inType);
         if (f->role == FragRole::C) os_ << " -> " << tokenKindSpelling(f->accType);
-        os_ << " [" << f->logicalRows << ", " << f->logicalCols << "] atoms " << f->rows << "x" << f->cols << "\n";
+        os_ << " [" << f->logicalRows << ", " << f->logicalCols << "] atoms " << f->rows << "x" << f->cols
+            << (f->warpgroup ? " warpgroup" : "") << "\n";
         return;
       }
       case StmtKind::FragFill: os_ << "fill " << s->frag->name << " = " << printExpr(s->value) << "\n"; return;
@@ -536,6 +541,10 @@ class KirPrinter {
         os_ << "atom.mma m16n8k16 " << s->frag->name << "[" << printExpr(s->i) << "][" << printExpr(s->j)
             << "] += " << s->fragA->name << "[" << printExpr(s->i) << "][" << printExpr(s->k) << "] * "
             << s->fragB->name << "[" << printExpr(s->j) << "][" << printExpr(s->k) << "]\n";
+        return;
+      case StmtKind::WgmmaExec:
+        os_ << "wgmma m64n" << s->frag->logicalCols << "k16 x " << s->count << " " << s->frag->name << " += "
+            << tile(s->src) << " * " << tile(s->dst) << "\n";
         return;
       case StmtKind::AtomStore:
         os_ << "atom.store " << tile(s->dst) << " <- " << s->frag->name << "[" << printExpr(s->i) << "]["

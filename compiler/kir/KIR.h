@@ -88,6 +88,9 @@ struct Buffer {
   /// whether another buffer may take its space once it is dead.
   std::int64_t sharedOffset = 0;
   bool reusable = false;
+  /// WGMMA operand tiles: stored K-major in swizzled blocks of this many
+  /// bytes per row (croq/device/wgmma_tile.h); 0 for row-major.
+  int swizzleBytes = 0;
   llvm::SMLoc loc;
 
   std::int64_t slotCount() const;
@@ -134,8 +137,10 @@ struct Tile {
   /// Element offset of the window's first element from the buffer start
   /// (slot included).
   const Expr* offset = nullptr;
-  /// Constant extents of the window, one per dimension.
+  /// Constant extents of the window, one per dimension (-1: known only at
+  /// run time, then `runtimeExtents` holds it).
   std::vector<std::int64_t> extents;
+  std::vector<const Expr*> runtimeExtents;
   /// Distance in elements between neighbours along each dimension.
   std::vector<const Expr*> strides;
   /// How many leading elements along each dimension lie inside the buffer
@@ -145,6 +150,10 @@ struct Tile {
   /// False when the window lies wholly outside (a squeezed dimension past
   /// the end); null when always inside.
   const Expr* inside = nullptr;
+  /// Swizzled buffers: the logical row and column of the window's origin
+  /// (`offset` is then only the slot of a buffer array).
+  const Expr* row0 = nullptr;
+  const Expr* col0 = nullptr;
 
   unsigned rank() const { return static_cast<unsigned>(extents.size()); }
   bool alwaysFull() const;
@@ -171,6 +180,9 @@ struct Fragment {
   std::int64_t cols = 0;               // atoms along the second index
   /// Logical shape of the tile, for dumps ([M, N], [M, K], [N, K]).
   std::int64_t logicalRows = 0, logicalCols = 0;
+  /// A warpgroup accumulator (m64nN WGMMA): `rows` atoms of 64 rows, each
+  /// `logicalCols` wide.
+  bool warpgroup = false;
 };
 
 enum class StmtKind : std::uint8_t {
@@ -189,7 +201,8 @@ enum class StmtKind : std::uint8_t {
   FragFill,       // fragment = value
   AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
-  AtomStore,      // tile <- c[i][j]
+  AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
+  WgmmaExec,      // frag (+)= src (A, [M, K]) * dst (B, [N, K]) in `count` k16 steps
   Raw,            // text copied through (__cpp__, asm, call)
   Return,         // yield
   Break,

@@ -149,9 +149,13 @@ kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, Toke
   std::int64_t rank = static_cast<std::int64_t>(b->shape.size());
   b->rowStride = 0;
   if (rank >= 1 && b->shape.back()->isConst()) b->rowStride = b->shape.back()->intValue;
-  if (space == kir::Space::Shared && rank >= 2 && b->shape.back()->isConst() && target::elementBytes(elem) == 2 &&
-      (b->rowStride * 2) % 64 == 0)
+  if (auto sw = sym ? swizzled_.find(sym) : swizzled_.end(); sw != swizzled_.end() && space == kir::Space::Shared) {
+    b->swizzleBytes = sw->second;
+    b->alignBytes = 1024;
+  } else if (space == kir::Space::Shared && rank >= 2 && b->shape.back()->isConst() &&
+             target::elementBytes(elem) == 2 && (b->rowStride * 2) % 64 == 0) {
     b->rowStride += 8;
+  }
   b->strides.assign(rank, nullptr);
   const Expr* stride = m().intc(1);
   for (std::int64_t d = rank - 1; d >= 0; --d) {
@@ -424,6 +428,11 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   frames_.clear();
   anyAsyncCopy_ = false;
   asyncFutures_.clear();
+  wgmma_ = options_.arch == "sm_90a" &&
+           llvm::any_of(info.levels, [](const sema::ParallelLevelInfo& l) { return l.level == ParallelLevel::Group4; });
+  swizzled_.clear();
+  wgOperands_.clear();
+  if (wgmma_) findWgmmaOperands(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
   nested(body, [&] {
     Stmt* tid = emit(StmtKind::Let, root->loc());

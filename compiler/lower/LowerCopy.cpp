@@ -63,6 +63,14 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
   const Expr* rank = scope == kir::Scope::Cta    ? tid
                      : scope == kir::Scope::Thread ? m().intc(0)
                                                    : m().mod(tid, m().intc(threads));
+  if (src.buffer->swizzleBytes) {
+    unsupported({loc, loc}, "a copy out of a buffer that warpgroup MMAs read");
+    return;
+  }
+  if (dst.buffer->swizzleBytes && scope != kir::Scope::Cta) {
+    unsupported({loc, loc}, "a per-warp or per-thread copy into a buffer that warpgroup MMAs read");
+    return;
+  }
   bool fence = scope == kir::Scope::Cta || scope == kir::Scope::Warp;
   if (fence) barrier(scope, loc);
   Stmt* c = emit(StmtKind::Copy, loc);
@@ -73,6 +81,12 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
   c->rank = rank;
   c->async = async;
   c->zfill = zfill;
+  // WGMMA reads shared memory through the async proxy: ordinary stores into
+  // its operands are fenced before the barrier (PTX ISA, proxies).
+  if (!async && dst.buffer->swizzleBytes) {
+    Stmt* f = emit(StmtKind::Raw, loc);
+    f->text = "croq::fence_proxy_async_shared();";
+  }
   if (!async && fence) barrier(scope, loc);
 }
 
@@ -109,8 +123,26 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       permuted.extents[i] = src->extents[*p];
       permuted.strides[i] = src->strides[*p];
       permuted.valid[i] = src->valid[*p];
+      permuted.runtimeExtents[i] = src->runtimeExtents[*p];
     }
     src = permuted;
+  }
+  // A side whose extent is known only at run time takes the box of the
+  // other side, bounded by its runtime extent.
+  std::optional<kir::Tile> dstPeek;
+  if (d->dest) dstPeek = lowerTile(d->dest, "the copy destination");
+  if (d->dest && !dstPeek) return;
+  auto settle = [&](kir::Tile& runtime, const kir::Tile& fixed) {
+    for (size_t i = 0; i < runtime.rank() && i < fixed.rank(); ++i) {
+      if (runtime.extents[i] > 0 || fixed.extents[i] <= 0) continue;
+      runtime.extents[i] = fixed.extents[i];
+      const Expr* bound = m().min(runtime.runtimeExtents[i], m().intc(fixed.extents[i]));
+      runtime.valid[i] = runtime.valid[i] ? m().min(runtime.valid[i], bound) : bound;
+    }
+  };
+  if (dstPeek) {
+    settle(*src, *dstPeek);
+    settle(*dstPeek, *src);
   }
   for (size_t i = 0; i < src->extents.size(); ++i) {
     if (src->extents[i] <= 0) {
@@ -127,8 +159,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   }
   std::optional<kir::Tile> dst;
   if (d->dest) {
-    dst = lowerTile(d->dest, "the copy destination");
-    if (!dst) return;
+    dst = dstPeek;
   } else {
     if (!future) {
       // An unnamed `=> shared` copy: storage of its own.
@@ -222,6 +253,11 @@ void Lowerer::lowerWait(const WaitStmt* w) {
   if (!oldest) return;
   Stmt* wait = emit(StmtKind::AsyncWait, w->loc());
   wait->value = m().sub(m().var("async_issued_"), oldest);
+  if (wgmma_ && !swizzled_.empty()) {
+    Stmt* f = emit(StmtKind::Raw, w->loc());
+    f->text = "croq::fence_proxy_async_shared();";
+    f->pure = true;
+  }
   barrier(kir::Scope::Cta, w->loc());
 }
 

@@ -101,6 +101,15 @@ class Lowerer {
   kir::Fragment* fragmentFor(const ast::Expr* e);
   void loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc);
 
+  // ---- Warpgroup MMA on sm_90a (LowerWgmma.cpp) ----
+  /// Marks the shared buffers the kernel's warpgroup MMAs read (they get
+  /// the swizzled K-major layout) before any buffer is made.
+  void findWgmmaOperands(const ast::Stmt* body);
+  void lowerWgmmaFill(const ast::MmaFillStmt* s);
+  void lowerWgmmaLoad(const ast::MmaLoadStmt* s);
+  void lowerWgmmaExec(const ast::MmaExecStmt* s);
+  void lowerWgmmaStore(const ast::MmaStoreStmt* s);
+
   // ---- Emission helpers ----
   Stmt* emit(StmtKind kind, llvm::SMLoc loc);
   /// Emits a barrier unless one of the same scope already separates the
@@ -167,6 +176,12 @@ class Lowerer {
   /// Global buffers of the current function (parameters and allocations).
   std::vector<kir::Buffer*> globalBuffers_;
   bool anyAsyncCopy_ = false;
+  /// The kernel's MMAs are warpgroup MMAs (a `group-4` level on sm_90a).
+  bool wgmma_ = false;
+  /// WGMMA operand buffers and their swizzle width in bytes.
+  llvm::DenseMap<const sema::Symbol*, int> swizzled_;
+  /// `ma = mma.load view` under WGMMA: the view the descriptor describes.
+  llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
 };
 
 }  // namespace croqc::lower

@@ -64,6 +64,7 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 }  // namespace
 
 void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
+  if (wgmma_) return lowerWgmmaFill(s);
   const sema::Symbol* sym = nullptr;
   if (!s->result.empty()) {
     auto decls = sema_.declarations.find(s);
@@ -76,11 +77,13 @@ void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   if (cpuTarget() && frames_.back().level == ParallelLevel::Group4) {
     cannotEmulate(s->range(), "`wgmma` (an MMA over a warpgroup, `: group-4`)",
                   "use warp-level MMA (`: group`), which the CPU target emulates as `mma.sync`");
+    failed_.insert(sym);
     return;
   }
   if (frames_.back().level != ParallelLevel::Group && frames_.back().level != ParallelLevel::Block &&
       frames_.back().level != ParallelLevel::Thread) {
     unsupported(s->range(), "an MMA accumulator outside a warp (`: group`) on " + options_.arch.str());
+    failed_.insert(sym);
     return;
   }
   kir::Fragment* f = fragments_.lookup(sym);
@@ -177,6 +180,7 @@ kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
 }
 
 void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
+  if (wgmma_) return lowerWgmmaLoad(s);
   const sema::Symbol* sym = nullptr;
   if (!s->result.empty()) {
     auto decls = sema_.declarations.find(s);
@@ -233,13 +237,16 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
 }
 
 void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
+  if (wgmma_) return lowerWgmmaExec(s);
   if (s->sparse || s->scale) {
     unsupported(s->range(), s->sparse ? "sparse MMA" : "scaled MMA");
     return;
   }
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c) {
-    unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
+    // An accumulator whose `mma.fill` was already reported is not reported again.
+    if (!failed_.count(sema_.references.lookup(s->acc)))
+      unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
     return;
   }
   // Operands given as views are loaded into temporary fragments.
@@ -311,9 +318,11 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
 }
 
 void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
+  if (wgmma_) return lowerWgmmaStore(s);
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c) {
-    unsupported(s->acc->range(), "an `mma.store` of an accumulator croqc did not see filled");
+    if (!failed_.count(sema_.references.lookup(s->acc)))
+      unsupported(s->acc->range(), "an `mma.store` of an accumulator croqc did not see filled");
     return;
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");

@@ -46,7 +46,7 @@ bool isCtaBarrier(const kir::Stmt* s) {
 }
 
 std::int64_t bytesOf(const kir::Buffer* b) { return b->totalElements() * target::elementBytes(b->elem); }
-std::int64_t alignUp(std::int64_t v) { return (v + 127) / 128 * 128; }
+std::int64_t alignUp(std::int64_t v, std::int64_t a = 128) { return (v + a - 1) / a * a; }
 
 }  // namespace
 
@@ -98,10 +98,11 @@ void Lowerer::placeSharedBuffers(kir::Kernel& k) {
       if (conflict(l, lives[p]))
         busy.push_back({lives[p].buffer->sharedOffset, lives[p].buffer->sharedOffset + alignUp(bytesOf(lives[p].buffer))});
     std::sort(busy.begin(), busy.end());
+    std::int64_t align = std::max<std::int64_t>(128, l.buffer->alignBytes);
     std::int64_t offset = 0;
     for (auto [lo, hi] : busy) {
       if (offset + size <= lo) break;
-      offset = std::max(offset, hi);
+      offset = alignUp(std::max(offset, hi), align);
     }
     l.buffer->sharedOffset = offset;
     total = std::max(total, offset + bytesOf(l.buffer));

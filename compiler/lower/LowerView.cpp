@@ -74,12 +74,14 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   for (size_t i = 0; i < t->shape.size(); ++i) {
     std::optional<std::int64_t> c = sym::constantValue(t->shape[i]);
     if (!c) {
-      // Whole global buffers with runtime extents are lowered by element
-      // loops; tiles need constants.
+      // Known at run time only (`chunkat` of a symbolic dimension): a copy
+      // takes its box from the other side and this as a bound.
       tile.extents.push_back(-1);
+      tile.runtimeExtents.push_back(lowerSym(t->shape[i], e->loc()));
       continue;
     }
     tile.extents.push_back(*c);
+    tile.runtimeExtents.push_back(nullptr);
   }
   const sema::Type& baseType = root->type;
   auto baseExtent = [&](size_t d) -> const sym::SymExpr* {
@@ -88,6 +90,23 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   llvm::SMLoc loc = e->loc();
 
   const std::shared_ptr<sema::ViewInfo>& view = t->view;
+  if (buf->swizzleBytes) {
+    // A swizzled WGMMA operand tile: only its 2-D origin is needed.
+    if (tile.rank() != 2 || (view && (view->reshaped || !view->dimMap.empty()))) {
+      unsupported(e->range(), "this view of a WGMMA operand buffer", "use subspan/chunkat tiles of it");
+      return std::nullopt;
+    }
+    tile.row0 = view && view->base ? lowerSym(view->origin[0], loc) : m().intc(0);
+    tile.col0 = view && view->base ? lowerSym(view->origin[1], loc) : m().intc(0);
+    if (view && view->base && (!sym::constantValue(view->stride[0]) || *sym::constantValue(view->stride[0]) != 1 ||
+                               !sym::constantValue(view->stride[1]) || *sym::constantValue(view->stride[1]) != 1)) {
+      unsupported(e->range(), "a strided view of a WGMMA operand buffer");
+      return std::nullopt;
+    }
+    tile.strides = buf->strides;
+    tile.valid.assign(tile.rank(), nullptr);
+    return tile;
+  }
   if (!view || !view->base) {
     tile.strides = buf->strides;
     tile.valid.assign(tile.rank(), nullptr);
@@ -121,7 +140,11 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     // Is the whole extent inside the base?
     const sym::SymExpr* shape = baseExtent(bd);
     const Expr* valid = nullptr;
-    if (shape && tile.extents[i] > 0) {
+    if (shape && tile.extents[i] < 0) {
+      const Expr* remaining = m().sub(lowerSym(shape, loc), lowerSym(view->origin[bd], loc));
+      if (!stride->isConst(1)) remaining = m().cdiv(m().max(remaining, m().intc(0)), stride);
+      valid = m().min(m().max(remaining, m().intc(0)), tile.runtimeExtents[i]);
+    } else if (shape && tile.extents[i] > 0) {
       const sym::SymExpr* last = symbols().add(
           view->origin[bd], symbols().mul(symbols().constant(tile.extents[i] - 1), view->stride[bd]));
       if (symbols().proveLT(last, shape) != sym::Truth::True) {
@@ -160,6 +183,11 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
   }
   std::optional<kir::Tile> tile = lowerTile(base, "element access of");
   if (!tile) return nullptr;
+  if (tile->buffer->swizzleBytes) {
+    unsupported(base->range(), "element access to a buffer that warpgroup MMAs read",
+                "copy it to another buffer first");
+    return nullptr;
+  }
   if (idx.size() != tile->strides.size()) {
     unsupported(base->range(), "an element access with " + std::to_string(idx.size()) + " indices of a rank-" +
                                    std::to_string(tile->strides.size()) + " value");

@@ -10,11 +10,15 @@
 #   llvm_bin   where FileCheck, not and count live (default: /usr/lib/llvm-14/bin)
 #
 # Substitutions: %croqc, %python, %nvcc-sm86 and %nvcc-sm90a (nvcc -c with
-# every warning an error, for generated CUDA), %expect-exit STATUS (runs the rest of the
+# every warning an error, for generated CUDA), %cxx-cpu (the host compiler
+# as `croqc --target=cpu` runs it: the CPU runtime's shims first on the
+# include path), %expect-exit STATUS (runs the rest of the
 # line and fails unless it exits with STATUS), FileCheck, not, count.
-# Features: nvcc (an nvcc is installed), gpu (`nvidia-smi -L` works: a usable
+# Features: nvcc (an nvcc is installed), cxx (a host C++ compiler for
+# --target=cpu: $CXX, else g++), gpu (`nvidia-smi -L` works: a usable
 # NVIDIA GPU), root (tests run as root, so file permissions do not stop
-# reads), script (util-linux `script`, to run croqc on a pseudo-terminal).
+# reads), script (util-linux `script`, to run croqc on a pseudo-terminal),
+# cuobjdump (SASS can be read).
 # GPU tests say `REQUIRES: gpu` and are UNSUPPORTED on CI.
 
 import os
@@ -80,8 +84,24 @@ if nvcc:
     common = (f"{nvcc} -std=c++17 -O3 -c -x cu -I{runtime_include} -Werror all-warnings "
               f"-Xcompiler=-Wall,-Wextra,-Werror")
     config.substitutions.append(("%nvcc-sm86", common + " -gencode=arch=compute_86,code=sm_86"))
+    config.substitutions.append(("%nvcc-sm90a-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_90a"))
     config.substitutions.append(("%nvcc-sm90a", common + " -gencode=arch=compute_90a,code=sm_90a"))
     config.environment["NVCC"] = nvcc
+
+
+# The host compiler of --target=cpu, as croqc finds it ($CXX, else g++).
+cxx_command = os.environ.get("CXX", "").split() or ["g++"]
+cxx = shutil.which(cxx_command[0])
+if cxx:
+    config.available_features.add("cxx")
+    runtime_include = os.path.join(repo_root, "runtime", "include")
+    cpu_shims = os.path.join(runtime_include, "croq", "cpu", "cuda")
+    config.substitutions.append(
+        ("%cxx-cpu", " ".join([cxx] + cxx_command[1:]) +
+         f" -std=c++17 -O2 -fopenmp -I{cpu_shims} -I{runtime_include}"))
+for var in ("CXX", "OMP_NUM_THREADS", "CROQ_CPU_STACK_KB"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
 
 
 def gpu_works():
@@ -99,5 +119,7 @@ if gpu_works():
     config.available_features.add("gpu")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")
+if shutil.which("cuobjdump", path=cuda_path):
+    config.available_features.add("cuobjdump")
 if shutil.which("script"):
     config.available_features.add("script")

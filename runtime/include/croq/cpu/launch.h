@@ -315,7 +315,16 @@ class BlockRunner {
                    ranges(returned).c_str());
     std::fprintf(stderr,
                  "  a barrier completes when every thread of the block (of the warp, for warp operations) "
-                 "reaches it; on a GPU this kernel would hang\n");
+                 "reaches it; on a GPU this is a hang or undefined behaviour\n");
+    for (const Site& s : sites) {
+      if (std::strstr(s.file, "croqc-generated") != nullptr) {
+        std::fprintf(stderr,
+                     "  %s is the code croqc generated: `croqc FILE.co --target=cpu --emit=cuda` prints it, "
+                     "each statement under a comment naming its .co line\n",
+                     s.file);
+        break;
+      }
+    }
     std::fflush(stderr);
     std::_Exit(EXIT_FAILURE);
   }

@@ -26,3 +26,4 @@
 #include "croq/device/tma.h"
 #include "croq/device/warp.h"
 #include "croq/device/wgmma.h"
+#include "croq/device/wgmma_tile.h"

@@ -69,6 +69,18 @@ CROQ_DEVICE void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* 
     return;
   }
   constexpr int VPR = C / V;  // vectors per row
+  if (sv0 >= R && sv1 >= C && dv0 >= R && dv1 >= C) {
+    // The whole tile is valid: 16-byte vectors, unrolled, no per-vector checks.
+#pragma unroll
+    for (int it = 0; it < (R * VPR + NT - 1) / NT; ++it) {
+      const int idx = rank + it * NT;
+      if ((R * VPR) % NT != 0 && idx >= R * VPR) break;
+      const int r = idx / VPR;
+      const int c = (idx % VPR) * V;
+      *reinterpret_cast<uint4*>(dst + r * ds0 + c) = *reinterpret_cast<const uint4*>(src + r * ss0 + c);
+    }
+    return;
+  }
   for (int idx = rank; idx < R * VPR; idx += NT) {
     const int r = idx / VPR;
     const int c = (idx % VPR) * V;
@@ -101,6 +113,18 @@ CROQ_DEVICE void cp_async_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const
     return;
   }
   constexpr int VPR = C / V;
+  if (sv0 >= R && sv1 >= C && dv0 >= R && dv1 >= C) {
+    // The whole tile is valid: unrolled 16-byte copies, no per-vector checks.
+#pragma unroll
+    for (int it = 0; it < (R * VPR + NT - 1) / NT; ++it) {
+      const int idx = rank + it * NT;
+      if ((R * VPR) % NT != 0 && idx >= R * VPR) break;
+      const int r = idx / VPR;
+      const int c = (idx % VPR) * V;
+      cp_async_cg_16(cvta_shared(dst + r * ds0 + c), src + r * ss0 + c, 16);
+    }
+    return;
+  }
   for (int idx = rank; idx < R * VPR; idx += NT) {
     const int r = idx / VPR;
     const int c = (idx % VPR) * V;

@@ -1,0 +1,151 @@
+// croq/device/wgmma_tile.h: what warpgroup MMA statements (`: group-4` on
+// sm_90a) lower to: the swizzled K-major shared layout of WGMMA operand
+// tiles, descriptors of their k16 slices, copies into that layout, and
+// accumulator fill and store.
+//
+// Layout. A shared tile of `rows` x C elements that WGMMA reads is stored
+// K-major in blocks of W bytes per row (W = 32, 64 or 128, the swizzle
+// width): column block kb holds columns [kb * W / sizeof(T), ...) of every
+// row, `rows * W` bytes, and inside a block the 16-byte chunks of row r are
+// permuted by the W-byte swizzle (croq::swizzle_offset). Every block starts
+// 1024-byte aligned when the tile does and `rows` is a multiple of 8.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "croq/device/arch.h"
+#include "croq/device/cp_async.h"
+#include "croq/device/mma_tile.h"
+#include "croq/device/swizzle.h"
+#include "croq/device/tile_copy.h"
+#include "croq/device/wgmma.h"
+#include "croq/scalar.h"
+#include "croq/types.h"
+
+namespace croq {
+namespace wgmma {
+
+// Element index of logical (r, c) in a swizzled K-major tile of `rows` rows.
+template <int W, typename T>
+CROQ_HOST_DEVICE int swz_index(int r, int c, int rows) {
+  constexpr int kPerRow = W / static_cast<int>(sizeof(T));
+  const int kb = c / kPerRow, cc = c % kPerRow;
+  const std::uint32_t byte = swizzle_offset(swizzle_from_bytes(W), static_cast<std::uint32_t>(r * W) +
+                                                                       static_cast<std::uint32_t>(cc * sizeof(T)));
+  return kb * rows * kPerRow + static_cast<int>(byte / sizeof(T));
+}
+
+// Descriptor of the K-major slice starting at logical (r0, c0) (r0 a
+// multiple of 8, c0 a multiple of 8) of a swizzled tile of `rows` rows.
+template <int W, typename T>
+CROQ_DEVICE std::uint64_t desc_at(const T* base, int rows, int r0, int c0) {
+  constexpr int kPerRow = W / static_cast<int>(sizeof(T));
+  const int kb = c0 / kPerRow, cc = c0 % kPerRow;
+  const T* start = base + kb * rows * kPerRow + r0 * kPerRow;
+  return advance_desc(make_desc_k_major(start, swizzle_from_bytes(W)),
+                      static_cast<std::uint32_t>(cc * static_cast<int>(sizeof(T))));
+}
+
+// ---- copies into a swizzled tile -------------------------------------------
+//
+// An R x C tile from `src` (element (r, c) at src[r * ss0 + c * ss1], the
+// first sv0 x sv1 valid, the rest zero) into the swizzled tile `dst` of
+// `rows` rows at logical origin (r0, c0). NT threads cooperate.
+
+template <typename T, int R, int C, int NT, int W>
+CROQ_DEVICE void copy_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0, int sv1,
+                               int rank) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
+  if (vec) {
+    constexpr int VPR = C / V;
+    for (int idx = rank; idx < R * VPR; idx += NT) {
+      const int r = idx / VPR, c = (idx % VPR) * V;
+      T* d = dst + swz_index<W, T>(r0 + r, c0 + c, rows);
+      const int sn = r < sv0 ? croq::detail::clamp_count(sv1 - c, V) : 0;
+      const T* s = src + r * ss0 + c;
+      if (sn == V) {
+        *reinterpret_cast<uint4*>(d) = *reinterpret_cast<const uint4*>(s);
+      } else {
+        for (int e = 0; e < V; ++e) d[e] = e < sn ? s[e] : croq::detail::zero_value<T>();
+      }
+    }
+    return;
+  }
+  for (int idx = rank; idx < R * C; idx += NT) {
+    const int r = idx / C, c = idx % C;
+    dst[swz_index<W, T>(r0 + r, c0 + c, rows)] =
+        (r < sv0 && c < sv1) ? src[r * ss0 + c * ss1] : croq::detail::zero_value<T>();
+  }
+}
+
+template <typename T, int R, int C, int NT, int W>
+CROQ_DEVICE void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0,
+                                   int sv1, int rank) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
+  if (!vec) {
+    copy_tile_swz<T, R, C, NT, W>(dst, rows, r0, c0, src, ss0, ss1, sv0, sv1, rank);
+    return;
+  }
+  constexpr int VPR = C / V;
+  if (sv0 >= R && sv1 >= C) {
+#pragma unroll
+    for (int it = 0; it < (R * VPR + NT - 1) / NT; ++it) {
+      const int idx = rank + it * NT;
+      if ((R * VPR) % NT != 0 && idx >= R * VPR) break;
+      const int r = idx / VPR, c = (idx % VPR) * V;
+      cp_async_cg_16(cvta_shared(dst + swz_index<W, T>(r0 + r, c0 + c, rows)), src + r * ss0 + c, 16);
+    }
+    return;
+  }
+  for (int idx = rank; idx < R * VPR; idx += NT) {
+    const int r = idx / VPR, c = (idx % VPR) * V;
+    T* d = dst + swz_index<W, T>(r0 + r, c0 + c, rows);
+    const int sn = r < sv0 ? croq::detail::clamp_count(sv1 - c, V) : 0;
+    const T* s = sn > 0 ? src + r * ss0 + c : src;
+    cp_async_cg_16(cvta_shared(d), s, static_cast<std::uint32_t>(sn * sizeof(T)));
+  }
+}
+
+// ---- accumulators ----------------------------------------------------------
+
+template <int N, typename AccT>
+CROQ_DEVICE void fill(accumulator_t<N, AccT>& acc, float v) {
+  if constexpr (std::is_same_v<AccT, float>) {
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) acc[i] = v;
+  } else {
+    const std::uint32_t h = mma::pack2(__float2half_rn(v), __float2half_rn(v));
+#pragma unroll
+    for (int i = 0; i < N / 4; ++i) acc[i] = h;
+  }
+}
+
+template <int N, typename AccT>
+CROQ_DEVICE float acc_value(const accumulator_t<N, AccT>& acc, int i) {
+  if constexpr (std::is_same_v<AccT, float>) {
+    return acc[i];
+  } else {
+    const std::uint16_t bits = static_cast<std::uint16_t>(acc[i / 2] >> ((i % 2) * 16));
+    f16 h;
+    std::memcpy(&h, &bits, 2);
+    return __half2float(h);
+  }
+}
+
+// Stores the 64 x N accumulator of this thread's warpgroup: element (r, c)
+// to p[r * s0 + c * s1] converted to OutT, only where r < v0 and c < v1.
+template <int N, typename AccT, typename OutT>
+CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, int s1, int v0, int v1) {
+  const int tid = static_cast<int>(threadIdx.x) % 128;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) {
+    const int r = acc_row(tid, i), c = acc_col(tid, i);
+    if (r < v0 && c < v1) p[r * s0 + c * s1] = cvt<OutT>(acc_value<N, AccT>(acc, i));
+  }
+}
+
+}  // namespace wgmma
+}  // namespace croq
