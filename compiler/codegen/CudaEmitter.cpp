@@ -226,6 +226,23 @@ class Emitter {
         }
         line("croq::mma::fill(" + s->frag->name + ", " + printExpr(s->value) + ");");
         return;
+      case StmtKind::TmaLoad: {
+        const Tile& d = s->dst;
+        line("if (" + printExpr(s->cond) + ") {");
+        ++indent_;
+        line(llvm::formatv("croq::wgmma::tma_load_tile<{0}, {1}, {2}, {3}>({4}, {1}, &{5}, {6}, {7}, {8}, tid_);",
+                           cxxElementType(d.buffer->elem), d.extents[0], printExpr(s->k), s->count, ptr(d), s->text,
+                           s->var, printExpr(s->src.row0), printExpr(s->src.col0))
+                 .str());
+        --indent_;
+        line("} else {");
+        block(s->body);
+        line("}");
+        return;
+      }
+      case StmtKind::TmaWait:
+        line("if (" + printExpr(s->cond) + ") croq::wgmma::tma_wait(" + s->var + ", " + s->op + ");");
+        return;
       case StmtKind::WgmmaExec: {
         const Fragment& c = *s->frag;
         const Tile& a = s->src;

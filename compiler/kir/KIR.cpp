@@ -542,6 +542,17 @@ class KirPrinter {
             << "] += " << s->fragA->name << "[" << printExpr(s->i) << "][" << printExpr(s->k) << "] * "
             << s->fragB->name << "[" << printExpr(s->j) << "][" << printExpr(s->k) << "]\n";
         return;
+      case StmtKind::TmaLoad:
+        os_ << "tma.load " << s->text << " box " << s->dst.extents[0] << "x" << printExpr(s->k) << " x" << s->count
+            << " " << tile(s->dst) << " <- (" << printExpr(s->src.row0) << ", " << printExpr(s->src.col0)
+            << ") on " << s->var << " if " << printExpr(s->cond) << " else {\n";
+        block(s->body);
+        indent();
+        os_ << "}\n";
+        return;
+      case StmtKind::TmaWait:
+        os_ << "tma.wait " << s->var << " phase " << s->op << " if " << printExpr(s->cond) << "\n";
+        return;
       case StmtKind::WgmmaExec:
         os_ << "wgmma m64n" << s->frag->logicalCols << "k16 x " << s->count << " " << s->frag->name << " += "
             << tile(s->src) << " * " << tile(s->dst) << "\n";

@@ -203,6 +203,9 @@ enum class StmtKind : std::uint8_t {
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
   AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
   WgmmaExec,      // frag (+)= src (A, [M, K]) * dst (B, [N, K]) in `count` k16 steps
+  TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`;
+                  // `cond` true: TMA can be used, else `body` (a plain copy) runs
+  TmaWait,        // wait for mbarrier `var` phase `op` (when `cond`)
   Raw,            // text copied through (__cpp__, asm, call)
   Return,         // yield
   Break,

@@ -69,6 +69,7 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope) {
       case StmtKind::Copy:
         if (s->async) continue;
         return false;
+      case StmtKind::TmaLoad: continue;  // read only after a wait and a barrier
       default: return false;
     }
   }
@@ -152,6 +153,8 @@ kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, Toke
   if (auto sw = sym ? swizzled_.find(sym) : swizzled_.end(); sw != swizzled_.end() && space == kir::Space::Shared) {
     b->swizzleBytes = sw->second;
     b->alignBytes = 1024;
+  } else if (sym && tmaDests_.count(sym)) {
+    b->alignBytes = 128;
   } else if (space == kir::Space::Shared && rank >= 2 && b->shape.back()->isConst() &&
              target::elementBytes(elem) == 2 && (b->rowStride * 2) % 64 == 0) {
     b->rowStride += 8;
@@ -432,6 +435,11 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
            llvm::any_of(info.levels, [](const sema::ParallelLevelInfo& l) { return l.level == ParallelLevel::Group4; });
   swizzled_.clear();
   wgOperands_.clear();
+  tensorMaps_.clear();
+  tmaFutures_.clear();
+  tmaDests_.clear();
+  anyMbarrier_ = false;
+  if (options_.arch == "sm_90a") findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
   nested(body, [&] {
@@ -449,6 +457,25 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     issued->maybeUnused = true;
     issued->value = m().intc(0);
     prologue_.insert(prologue_.begin(), issued);
+  }
+  if (anyMbarrier_) {
+    // mbarrier.init is visible to the other threads and the copy engine
+    // after this fence and a barrier.
+    std::vector<Stmt*>* saved = out_;
+    out_ = &prologue_;
+    emit(StmtKind::Raw, root->loc())->text = "croq::fence_mbarrier_init();";
+    emit(StmtKind::Barrier, root->loc())->scope = kir::Scope::Cta;
+    out_ = saved;
+  }
+  if (!tensorMaps_.empty()) {
+    // TMA is used when every tensor map could be made.
+    std::string all;
+    for (const auto& [key, name] : tensorMaps_) all += (all.empty() ? "" : " && ") + name + "_ok";
+    kir::HostStmt h;
+    h.kind = kir::HostStmt::Kind::Raw;
+    h.text = "const int tma_ok_" + std::to_string(function_->kernels.size()) + " = (" + all + ") ? 1 : 0;";
+    function_->wrapper.push_back(h);
+    k->params.push_back({"tma_ok_", "int", "tma_ok_" + std::to_string(function_->kernels.size())});
   }
   elideBarriers(body);
   k->body = std::move(prologue_);

@@ -30,6 +30,18 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   kir::Space space = type.storage == Storage::Local ? kir::Space::Local : kir::Space::Shared;
   kir::Buffer* storage = makeBuffer(nullptr, space, type.elem, type.shape, {}, loc);
   storage->name = fresh(future->name + "_storage");
+  // WGMMA operands and TMA destinations keep dense rows (swizzled for WGMMA).
+  auto sw = swizzled_.find(future);
+  if ((sw != swizzled_.end() || tmaDests_.count(future)) && storage->shape.size() == 2 &&
+      storage->shape[1]->isConst()) {
+    storage->rowStride = storage->shape[1]->intValue;
+    storage->strides = {m().intc(storage->rowStride), m().intc(1)};
+    storage->slotElements = storage->rowStride * (storage->shape[0]->isConst() ? storage->shape[0]->intValue : 0);
+    if (sw != swizzled_.end() && space == kir::Space::Shared) {
+      storage->swizzleBytes = sw->second;
+      storage->alignBytes = 1024;
+    }
+  }
   if (storage->slotElements <= 0) {
     unsupported({loc, loc}, "a copy into a new buffer whose shape is not constant");
     return nullptr;
@@ -40,6 +52,8 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   view->rowStride = storage->rowStride;
   view->strides = storage->strides;
   view->slotElements = storage->slotElements;
+  view->swizzleBytes = storage->swizzleBytes;
+  view->alignBytes = storage->alignBytes;
   std::vector<Stmt*>* saved = out_;
   out_ = &prologue_;
   if (space == kir::Space::Shared) {
@@ -95,6 +109,8 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   if (d->engine == TokenKind::kw_tma) {
     if (cpuTarget())
       cannotEmulate(d->range(), "a `tma` copy", "use `dma.copy`, which the CPU target runs as a plain copy");
+    else if (options_.arch == "sm_90a")
+      lowerTma(d);
     else
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
     return;
@@ -236,9 +252,18 @@ void Lowerer::lowerDma(const DmaStmt* d) {
 
 void Lowerer::lowerWait(const WaitStmt* w) {
   const Expr* oldest = nullptr;
+  bool tma = false;
   for (const ast::Expr* t : w->targets) {
     const sema::Symbol* s = rootSymbol(t, nullptr);
     if (!s) continue;
+    if (tmaFutures_.count(s)) {
+      Stmt* wait = emit(StmtKind::TmaWait, w->loc());
+      wait->cond = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
+      wait->var = nameFor(s) + "_bar";
+      wait->op = nameFor(s) + "_phase";
+      tma = true;
+      continue;
+    }
     if (!asyncFutures_.count(s)) {
       if (s->type.kind == sema::TypeKind::Event) {
         unsupported(t->range(), "waiting on an event");
@@ -250,7 +275,10 @@ void Lowerer::lowerWait(const WaitStmt* w) {
     // Every target must be complete: wait for the newest of them.
     oldest = oldest ? m().max(oldest, seq) : seq;
   }
-  if (!oldest) return;
+  if (!oldest) {
+    if (tma) barrier(kir::Scope::Cta, w->loc());
+    return;
+  }
   Stmt* wait = emit(StmtKind::AsyncWait, w->loc());
   wait->value = m().sub(m().var("async_issued_"), oldest);
   if (wgmma_ && !swizzled_.empty()) {
@@ -287,6 +315,17 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
     r->pure = true;
   };
   if (names.size() >= 2) rotate("", "auto");
+  bool tma = false;
+  for (const ast::Expr* e : s->names)
+    if (const sema::Symbol* sym = sema_.references.lookup(e); sym && tmaFutures_.count(sym)) tma = true;
+  if (tma) {
+    std::vector<std::string> saved = names;
+    names.clear();
+    for (const ast::Expr* e : s->names) names.push_back(nameFor(sema_.references.lookup(e)));
+    rotate("_bar", "std::uint64_t*");
+    rotate("_phase", "int");
+    names = saved;
+  }
   if (seq) {
     // Sequence numbers travel with the futures' names.
     std::vector<std::string> seqNames;

@@ -110,6 +110,16 @@ class Lowerer {
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
 
+  // ---- TMA on sm_90a (LowerTma.cpp) ----
+  void lowerTma(const ast::DmaStmt* d);
+  /// Marks the buffers `tma` copies write (dense rows) before buffers are made.
+  void findTmaDestinations(const ast::Stmt* body);
+  /// The kernel parameter holding the tensor map of `global` in boxes of
+  /// `rows` x `cols` with `swizzle`, made on the host by the wrapper.
+  std::string tensorMap(const kir::Buffer* global, std::int64_t rows, std::int64_t cols, int swizzle);
+  /// A new mbarrier in shared memory, initialised in the kernel prologue.
+  std::string newMbarrier(llvm::StringRef base);
+
   // ---- Emission helpers ----
   Stmt* emit(StmtKind kind, llvm::SMLoc loc);
   /// Emits a barrier unless one of the same scope already separates the
@@ -182,6 +192,20 @@ class Lowerer {
   llvm::DenseMap<const sema::Symbol*, int> swizzled_;
   /// `ma = mma.load view` under WGMMA: the view the descriptor describes.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
+  /// Tensor maps of the current kernel: (buffer, box rows, box cols,
+  /// swizzle) -> parameter name.
+  struct TensorMapKey {
+    const kir::Buffer* buffer;
+    std::int64_t rows, cols;
+    int swizzle;
+  };
+  std::vector<std::pair<TensorMapKey, std::string>> tensorMaps_;
+  /// Futures of async TMA copies (their mbarrier `<name>_bar`, phase
+  /// `<name>_phase`).
+  llvm::DenseSet<const sema::Symbol*> tmaFutures_;
+  /// Buffers TMA writes: dense rows, no padding.
+  llvm::DenseSet<const sema::Symbol*> tmaDests_;
+  bool anyMbarrier_ = false;
 };
 
 }  // namespace croqc::lower

@@ -75,8 +75,11 @@ void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   if (!sym) return;
   const sema::Type& t = sym->type;
   if (cpuTarget() && frames_.back().level == ParallelLevel::Group4) {
-    cannotEmulate(s->range(), "`wgmma` (an MMA over a warpgroup, `: group-4`)",
-                  "use warp-level MMA (`: group`), which the CPU target emulates as `mma.sync`");
+    // The CPU target runs warpgroup MMAs (`wgmma` on sm_90a) as warp MMAs
+    // on an accumulator of block scope; one of warpgroup scope has no such
+    // lowering.
+    unsupported(s->range(), "an MMA accumulator filled inside a `: group-4` parallel on the CPU target",
+                "fill it at block level, before the `: group-4` parallel, as the examples/sm90a programs do");
     failed_.insert(sym);
     return;
   }

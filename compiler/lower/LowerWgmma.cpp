@@ -59,7 +59,10 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
     const sema::Symbol* root = rootSymbol(e, nullptr);
     if (!root || loads.count(root)) continue;
     const sema::Type& t = root->type;
-    if (t.kind != sema::TypeKind::Data || t.storage != Storage::Shared || t.shape.size() != 2) continue;
+    bool future = t.kind == sema::TypeKind::Future;
+    if ((t.kind != sema::TypeKind::Data && !future) || (!future && t.storage != Storage::Shared) ||
+        t.shape.size() != 2)
+      continue;
     std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
     std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
     if (!cols || !rows || *rows % 8) continue;

@@ -17,7 +17,7 @@
 //       block and warp barriers.
 //   croq::cpu::dynamic_shared_memory()
 //       the block's dynamic shared memory (`extern __shared__` on the GPU),
-//       128-byte aligned.
+//       1024-byte aligned.
 //
 // A barrier that can never complete is an error, not a hang: when every
 // thread of a block waits or has returned, the runtime prints which threads
@@ -68,6 +68,10 @@ struct Fiber {
   State state = State::Ready;
   Site site;         // where it waits (Waiting)
 };
+
+// The alignment of dynamic shared memory: that of `extern __shared__
+// __align__(1024)` in CUDA code (what swizzled tiles need).
+inline constexpr std::size_t kSharedAlignment = 1024;
 
 // Bytes each lane may contribute to (and receive from) one warp-collective
 // operation.
@@ -142,7 +146,8 @@ class BlockRunner {
       shared_capacity_ = launch.shared_bytes;
       // Poisoned like fresh GPU memory often is, so a read before a write is
       // unlikely to look right.
-      shared_.reset(static_cast<unsigned char*>(std::aligned_alloc(128, (shared_capacity_ + 127) / 128 * 128)));
+      shared_.reset(static_cast<unsigned char*>(
+          std::aligned_alloc(kSharedAlignment, (shared_capacity_ + kSharedAlignment - 1) / kSharedAlignment * kSharedAlignment)));
       std::memset(shared_.get(), 0xFF, shared_capacity_);
     }
     queue_.resize(n_);

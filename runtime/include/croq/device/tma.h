@@ -311,6 +311,21 @@ CUtensorMap make_tensor_map_2d(const T* ptr, std::uint64_t rows, std::uint64_t c
                                {box_rows, box_cols}, swizzle);
 }
 
+// The same map when the hardware can use it, else a zeroed map and `ok`
+// false: the global address must be 16-byte aligned and the row stride a
+// multiple of 16 bytes (a [M][4095] f16 tensor cannot be described). The
+// code croqc generates copies such tensors another way.
+template <typename T>
+CUtensorMap try_tensor_map_2d(const T* ptr, std::uint64_t rows, std::uint64_t cols, std::uint32_t box_rows,
+                              std::uint32_t box_cols, swizzle_mode swizzle, bool* ok) {
+  *ok = reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && (cols * sizeof(T)) % 16 == 0;
+  if (!*ok) {
+    CUtensorMap none{};
+    return none;
+  }
+  return make_tensor_map_2d<T>(ptr, rows, cols, box_rows, box_cols, swizzle);
+}
+
 // A [d0][d1][d2] tensor (strides in elements; 0 = dense) in [box0][box1][box2] boxes.
 template <typename T>
 CUtensorMap make_tensor_map_3d(const T* ptr, std::uint64_t d0, std::uint64_t d1, std::uint64_t d2,

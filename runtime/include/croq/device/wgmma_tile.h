@@ -16,7 +16,9 @@
 
 #include "croq/device/arch.h"
 #include "croq/device/cp_async.h"
+#include "croq/device/mbarrier.h"
 #include "croq/device/mma_tile.h"
+#include "croq/device/tma.h"
 #include "croq/device/swizzle.h"
 #include "croq/device/tile_copy.h"
 #include "croq/device/wgmma.h"
@@ -107,6 +109,27 @@ CROQ_DEVICE void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* sr
     const T* s = sn > 0 ? src + r * ss0 + c : src;
     cp_async_cg_16(cvta_shared(d), s, static_cast<std::uint32_t>(sn * sizeof(T)));
   }
+}
+
+// ---- TMA into a tile ---------------------------------------------------------
+//
+// One thread (tid 0 of the CTA) loads `Boxes` boxes of BoxRows x BoxCols
+// elements at global (r0, c0 + b * BoxCols) into consecutive column blocks
+// of `dst` (`rows` rows each; a swizzled tile's blocks, or one dense box),
+// all completing on `bar`. Everyone waits with tma_wait.
+template <typename T, int BoxRows, int BoxCols, int Boxes>
+CROQ_DEVICE void tma_load_tile(T* dst, int rows, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
+                               int tid) {
+  if (tid != 0) return;
+  mbarrier::arrive_expect_tx(bar, static_cast<std::uint32_t>(BoxRows * BoxCols * Boxes * sizeof(T)));
+#pragma unroll
+  for (int b = 0; b < Boxes; ++b) tma::load_2d(dst + b * rows * BoxCols, map, bar, r0, c0 + b * BoxCols);
+}
+
+// Waits for the phase `phase` of `bar` to complete and moves to the next.
+CROQ_DEVICE void tma_wait(std::uint64_t* bar, int& phase) {
+  mbarrier::wait_parity(bar, static_cast<std::uint32_t>(phase));
+  phase ^= 1;
 }
 
 // ---- accumulators ----------------------------------------------------------

@@ -1,0 +1,235 @@
+// TMA copies on sm_90a (spec 12.2, 12.9, 12.10).
+//
+// `tma.copy src => dst` (and `tma.load`) of a 2-D tile of a global tensor
+// into shared memory becomes a bulk tensor copy: the host wrapper encodes a
+// CUtensorMap of the tensor in boxes of the tile's shape (a box per swizzle
+// row block for swizzled WGMMA operand tiles, whose layout is exactly what
+// the copy engine writes with the same swizzle), passed to the kernel as a
+// `__grid_constant__` parameter. One thread issues the copy on an mbarrier
+// with the expected byte count; every thread waits on the barrier's phase.
+// Out-of-bounds parts of a box are zero-filled by the hardware, so partial
+// tiles at the edges need no guards.
+//
+// A tensor whose rows are not a multiple of 16 bytes cannot be described to
+// the copy engine; the wrapper then passes `tma_ok_ = 0` and the kernel runs
+// the same copies as ordinary cooperative copies into the same layout.
+#include "lower/LowerImpl.h"
+
+#include <llvm/Support/FormatVariadic.h>
+
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+void Lowerer::findTmaDestinations(const ast::Stmt* body) {
+  std::function<void(const ast::Stmt*)> walk = [&](const ast::Stmt* s) {
+    if (!s) return;
+    if (const auto* d = llvm::dyn_cast<DmaStmt>(s); d && d->engine == TokenKind::kw_tma && d->dest)
+      if (const sema::Symbol* root = rootSymbol(d->dest, nullptr)) tmaDests_.insert(root);
+    switch (s->kind()) {
+      case NodeKind::CompoundStmt:
+        for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) walk(c);
+        break;
+      case NodeKind::ParallelStmt: walk(llvm::cast<ParallelStmt>(s)->body); break;
+      case NodeKind::WithStmt: walk(llvm::cast<WithStmt>(s)->body); break;
+      case NodeKind::ForeachStmt: walk(llvm::cast<ForeachStmt>(s)->body); break;
+      case NodeKind::WhileStmt: walk(llvm::cast<WhileStmt>(s)->body); break;
+      case NodeKind::IfStmt:
+        walk(llvm::cast<IfStmt>(s)->then);
+        walk(llvm::cast<IfStmt>(s)->otherwise);
+        break;
+      default: break;
+    }
+  };
+  walk(body);
+}
+
+std::string Lowerer::tensorMap(const kir::Buffer* global, std::int64_t rows, std::int64_t cols, int swizzle) {
+  for (const auto& [key, name] : tensorMaps_)
+    if (key.buffer == global && key.rows == rows && key.cols == cols && key.swizzle == swizzle) return name;
+  std::string name = "tmap_" + std::to_string(tensorMaps_.size()) + "_" + std::to_string(function_->kernels.size());
+  tensorMaps_.push_back({{global, rows, cols, swizzle}, name});
+  // The wrapper's pointer to the tensor: a device copy of a host parameter,
+  // or the caller's device pointer.
+  std::string ptr = global->name;
+  for (const kir::HostStmt& h : function_->wrapper)
+    if (h.kind == kir::HostStmt::Kind::AllocDevice && h.buffer == global) ptr += ".get()";
+  kir::HostStmt h;
+  h.kind = kir::HostStmt::Kind::Raw;
+  h.text = llvm::formatv("bool {0}_okb = false;\n  const CUtensorMap {0} = croq::tma::try_tensor_map_2d<{1}>({2}, "
+                         "static_cast<std::uint64_t>({3}), static_cast<std::uint64_t>({4}), {5}, {6}, "
+                         "croq::swizzle_mode::{7}, &{0}_okb);\n  const bool {0}_ok = {0}_okb;",
+                         name, kir::cxxElementType(global->elem), ptr, printExpr(global->shape[0]),
+                         printExpr(global->shape[1]), rows, cols,
+                         swizzle == 128  ? "b128"
+                         : swizzle == 64 ? "b64"
+                         : swizzle == 32 ? "b32"
+                                         : "none")
+               .str();
+  function_->wrapper.push_back(h);
+  kernel_->params.push_back({name, "const __grid_constant__ CUtensorMap", name});
+  return name;
+}
+
+std::string Lowerer::newMbarrier(llvm::StringRef base) {
+  kir::Buffer* bar = m().buffer();
+  bar->name = fresh(base);
+  bar->elem = TokenKind::ty_u64;
+  bar->space = kir::Space::Shared;
+  bar->shape = {m().intc(1)};
+  bar->strides = {m().intc(1)};
+  bar->rowStride = 1;
+  bar->slotElements = 1;
+  kernel_->sharedBuffers.push_back(bar);
+  std::vector<Stmt*>* saved = out_;
+  out_ = &prologue_;
+  emit(StmtKind::Raw, {})->text = "if (tid_ == 0) croq::mbarrier::init(" + bar->name + ", 1);";
+  out_ = saved;
+  anyMbarrier_ = true;
+  return bar->name;
+}
+
+void Lowerer::lowerTma(const DmaStmt* d) {
+  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_load) {
+    unsupported(d->range(), "`tma" + tokenKindSpelling(d->op).str() + "`", "use `tma.copy` or `tma.load`");
+    return;
+  }
+  std::optional<kir::Tile> src = lowerTile(d->source, "the TMA source");
+  if (!src) return;
+  const sema::Type* st = sema_.typeOf(d->source);
+  if (src->buffer->space != kir::Space::Global || src->rank() != 2 || src->extents[0] <= 0 || src->extents[1] <= 0) {
+    unsupported(d->range(), "this TMA copy", "TMA copies a 2-D tile of constant shape from a global tensor into shared memory");
+    return;
+  }
+  // The tile's origin in the tensor.
+  const std::shared_ptr<sema::ViewInfo> view = st ? st->view : nullptr;
+  const Expr* r0 = m().intc(0);
+  const Expr* c0 = m().intc(0);
+  if (view && view->base) {
+    if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
+        sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
+      unsupported(d->source->range(), "a strided or reshaped TMA source", "use subspan/chunkat tiles");
+      return;
+    }
+    r0 = lowerSym(view->origin[0], d->loc());
+    c0 = lowerSym(view->origin[1], d->loc());
+  }
+  // The destination: a shared buffer (or a buffer-array slot), whole.
+  const sema::Symbol* future = nullptr;
+  if (!d->future.empty())
+    if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end() && !decls->second.empty())
+      future = decls->second.front();
+  std::optional<kir::Tile> dst;
+  if (d->dest) {
+    dst = lowerTile(d->dest, "the TMA destination");
+    if (!dst) return;
+  } else if (future) {
+    sema::Type type = future->type;
+    type.storage = Storage::Shared;
+    type.shape = {symbols().constant(src->extents[0]), symbols().constant(src->extents[1])};
+    type.elem = src->buffer->elem;
+    tmaDests_.insert(future);
+    kir::Buffer* storage = futureStorage(future, type, d->loc());
+    if (!storage) return;
+    kir::Tile t;
+    t.buffer = storage;
+    t.offset = m().intc(0);
+    t.extents = src->extents;
+    t.strides = storage->strides;
+    t.valid.assign(2, nullptr);
+    dst = t;
+  } else {
+    unsupported(d->range(), "an unnamed TMA copy into new storage", "bind it: `f = tma.copy ... => shared;`");
+    return;
+  }
+  const kir::Buffer* db = dst->buffer;
+  std::int64_t rows = dst->rank() == 2 ? dst->extents[0] : 0, cols = dst->rank() == 2 ? dst->extents[1] : 0;
+  bool whole = db->space == kir::Space::Shared && dst->rank() == 2 && db->shape.size() == 2 &&
+               db->shape[0]->isConst(rows) && db->shape[1]->isConst(cols) &&
+               (!dst->row0 || (dst->row0->isConst(0) && dst->col0->isConst(0)));
+  if (!whole || rows != src->extents[0] || cols != src->extents[1]) {
+    unsupported(d->range(), "a TMA copy into part of a buffer", "copy whole tiles: `tma.copy src.subspan(R, C).at(i, j) => buf;`");
+    return;
+  }
+  std::int64_t elemBytes = target::elementBytes(db->elem);
+  int swizzle = db->swizzleBytes;
+  if (!swizzle && db->rowStride != cols) {
+    unsupported(d->range(), "a TMA copy into a padded buffer");
+    return;
+  }
+  std::int64_t boxCols = swizzle ? swizzle / elemBytes : cols;
+  std::int64_t boxes = cols / boxCols;
+  if (rows > 256 || boxCols > 256 || (boxCols * elemBytes) % 16 != 0 || cols % boxCols != 0) {
+    unsupported(d->range(), llvm::formatv("a TMA box of [{0}, {1}]", rows, boxCols).str(),
+                "TMA boxes have at most 256 rows and a multiple of 16 bytes per row");
+    return;
+  }
+  std::string map = tensorMap(src->buffer, rows, boxCols, swizzle);
+
+  // The mbarrier: the future's (rotated with it), or one for this copy.
+  std::string bar, phase;
+  bool async = d->isAsync && future;
+  if (async) {
+    bar = nameFor(future) + "_bar";
+    phase = nameFor(future) + "_phase";
+    if (!tmaFutures_.count(future)) {
+      tmaFutures_.insert(future);
+      std::string storage = newMbarrier(future->name + "_mbar");
+      std::vector<Stmt*>* saved = out_;
+      out_ = &prologue_;
+      emit(StmtKind::Raw, d->loc())->text = "std::uint64_t* " + bar + " = " + storage + ";";
+      Stmt* p = emit(StmtKind::Let, d->loc());
+      p->var = phase;
+      p->isMutable = true;
+      p->maybeUnused = true;
+      p->value = m().intc(0);
+      out_ = saved;
+    }
+  } else {
+    bar = newMbarrier("mbar");
+    phase = bar + "_phase";
+    std::vector<Stmt*>* saved = out_;
+    out_ = &prologue_;
+    Stmt* p = emit(StmtKind::Let, d->loc());
+    p->var = phase;
+    p->isMutable = true;
+    p->maybeUnused = true;
+    p->value = m().intc(0);
+    out_ = saved;
+  }
+
+  const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
+  barrier(kir::Scope::Cta, d->loc());
+  Stmt* load = emit(StmtKind::TmaLoad, d->loc());
+  load->cond = ok;
+  load->dst = *dst;
+  load->src = *src;
+  load->src.row0 = r0;
+  load->src.col0 = c0;
+  load->text = map;
+  load->var = bar;
+  load->count = boxes;
+  load->k = m().intc(boxCols);
+  // Without TMA: the same tile by a cooperative copy.
+  nested(load->body, [&] {
+    Stmt* c = emit(StmtKind::Copy, d->loc());
+    c->dst = *dst;
+    c->src = *src;
+    c->scope = kir::Scope::Cta;
+    c->threads = kernel_->threads;
+    c->rank = m().var("tid_");
+    c->zfill = true;
+    if (db->swizzleBytes) emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
+  });
+  if (!async) {
+    Stmt* wait = emit(StmtKind::TmaWait, d->loc());
+    wait->cond = ok;
+    wait->var = bar;
+    wait->op = phase;
+    barrier(kir::Scope::Cta, d->loc());
+  }
+}
+
+}  // namespace croqc::lower
