@@ -538,6 +538,13 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::MmaLoadStmt: comment(s); lowerMmaLoad(llvm::cast<MmaLoadStmt>(s)); return;
     case NodeKind::MmaExecStmt: comment(s); lowerMmaExec(llvm::cast<MmaExecStmt>(s)); return;
     case NodeKind::MmaStoreStmt: comment(s); lowerMmaStore(llvm::cast<MmaStoreStmt>(s)); return;
+    case NodeKind::MmaCommitStmt:
+    case NodeKind::MmaWaitStmt:
+      // Every MMA croqc issues is complete before the next statement (each
+      // WGMMA batch ends with commit_group and wait_group 0), so spec 13.8's
+      // commit and wait<n> already hold.
+      comment(s);
+      return;
     case NodeKind::SyncStmt: comment(s); lowerSync(llvm::cast<SyncStmt>(s)); return;
     case NodeKind::CppStmt:
     case NodeKind::AsmStmt: comment(s); lowerCpp(s); return;
