@@ -240,6 +240,28 @@ class Emitter {
         line("}");
         return;
       }
+      case StmtKind::TmaStore: {
+        const Tile& src = s->src;
+        line("if (" + printExpr(s->cond) + ") {");
+        ++indent_;
+        line("if (tid_ == 0) {");
+        ++indent_;
+        for (std::int64_t b = 0; b < s->count; ++b)
+          line(llvm::formatv("croq::tma::store_2d(&{0}, {1}{2}, {3}, {4}{5});", s->text, ptr(src),
+                             b ? " + " + std::to_string(b * src.extents[0]) + " * " + printExpr(s->k) : std::string(),
+                             printExpr(s->dst.row0), printExpr(s->dst.col0),
+                             b ? " + " + std::to_string(b) + " * " + printExpr(s->k) : std::string())
+                   .str());
+        line("croq::tma::commit_group();");
+        line("croq::tma::wait_group<0>();");
+        --indent_;
+        line("}");
+        --indent_;
+        line("} else {");
+        block(s->body);
+        line("}");
+        return;
+      }
       case StmtKind::TmaWait:
         line("if (" + printExpr(s->cond) + ") croq::wgmma::tma_wait(" + s->var + ", " + s->op + ");");
         return;

@@ -550,6 +550,14 @@ class KirPrinter {
         indent();
         os_ << "}\n";
         return;
+      case StmtKind::TmaStore:
+        os_ << "tma.store " << s->text << " box " << s->src.extents[0] << "x" << printExpr(s->k) << " x" << s->count
+            << " (" << printExpr(s->dst.row0) << ", " << printExpr(s->dst.col0) << ") <- " << tile(s->src) << " if "
+            << printExpr(s->cond) << " else {\n";
+        block(s->body);
+        indent();
+        os_ << "}\n";
+        return;
       case StmtKind::TmaWait:
         os_ << "tma.wait " << s->var << " phase " << s->op << " if " << printExpr(s->cond) << "\n";
         return;

@@ -206,6 +206,8 @@ enum class StmtKind : std::uint8_t {
   TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`;
                   // `cond` true: TMA can be used, else `body` (a plain copy) runs
   TmaWait,        // wait for mbarrier `var` phase `op` (when `cond`)
+  TmaStore,       // global box(es) at dst.row0/col0 <- src (shared, dense) through tensor map `text`;
+                  // `cond` true: TMA, else `body`
   Raw,            // text copied through (__cpp__, asm, call)
   Return,         // yield
   Break,

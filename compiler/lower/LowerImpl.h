@@ -112,6 +112,7 @@ class Lowerer {
 
   // ---- TMA on sm_90a (LowerTma.cpp) ----
   void lowerTma(const ast::DmaStmt* d);
+  void lowerTmaStore(const ast::DmaStmt* d, const kir::Tile& src);
   /// Marks the buffers `tma` copies write (dense rows) before buffers are made.
   void findTmaDestinations(const ast::Stmt* body);
   /// The kernel parameter holding the tensor map of `global` in boxes of

@@ -26,8 +26,13 @@ using namespace ast;
 void Lowerer::findTmaDestinations(const ast::Stmt* body) {
   std::function<void(const ast::Stmt*)> walk = [&](const ast::Stmt* s) {
     if (!s) return;
-    if (const auto* d = llvm::dyn_cast<DmaStmt>(s); d && d->engine == TokenKind::kw_tma && d->dest)
-      if (const sema::Symbol* root = rootSymbol(d->dest, nullptr)) tmaDests_.insert(root);
+    if (const auto* d = llvm::dyn_cast<DmaStmt>(s); d && d->engine == TokenKind::kw_tma) {
+      // Both ends of a TMA copy that live in shared memory keep dense rows.
+      if (d->dest)
+        if (const sema::Symbol* root = rootSymbol(d->dest, nullptr)) tmaDests_.insert(root);
+      if (const sema::Symbol* root = rootSymbol(d->source, nullptr); root && root->type.storage == Storage::Shared)
+        tmaDests_.insert(root);
+    }
     switch (s->kind()) {
       case NodeKind::CompoundStmt:
         for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) walk(c);
@@ -98,6 +103,10 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   }
   std::optional<kir::Tile> src = lowerTile(d->source, "the TMA source");
   if (!src) return;
+  if (src->buffer->space == kir::Space::Shared && d->dest) {
+    lowerTmaStore(d, *src);
+    return;
+  }
   const sema::Type* st = sema_.typeOf(d->source);
   if (src->buffer->space != kir::Space::Global || src->rank() != 2 || src->extents[0] <= 0 || src->extents[1] <= 0) {
     unsupported(d->range(), "this TMA copy", "TMA copies a 2-D tile of constant shape from a global tensor into shared memory");
@@ -230,6 +239,65 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     wait->op = phase;
     barrier(kir::Scope::Cta, d->loc());
   }
+}
+
+void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
+  // `tma.copy tile_s => out.subspan(R, C).at(i, j)`: the whole shared tile
+  // to a box of the global tensor; the copy engine clips what lies outside.
+  std::optional<kir::Tile> dst = lowerTile(d->dest, "the TMA destination");
+  if (!dst) return;
+  const sema::Type* dt = sema_.typeOf(d->dest);
+  const kir::Buffer* sb = src.buffer;
+  std::int64_t rows = src.rank() == 2 ? src.extents[0] : 0, cols = src.rank() == 2 ? src.extents[1] : 0;
+  bool whole = sb->shape.size() == 2 && sb->shape[0]->isConst(rows) && sb->shape[1]->isConst(cols) &&
+               !sb->swizzleBytes && sb->rowStride == cols && src.offset->isConst(0);
+  if (!whole || dst->buffer->space != kir::Space::Global || dst->rank() != 2 || dst->extents[0] != rows ||
+      dst->extents[1] != cols) {
+    unsupported(d->range(), "this TMA store", "store a whole shared tile: `tma.copy tile_s => out.subspan(R, C).at(i, j);`");
+    return;
+  }
+  std::int64_t elemBytes = target::elementBytes(sb->elem);
+  if (rows > 256 || cols > 256 || (cols * elemBytes) % 16 != 0) {
+    unsupported(d->range(), llvm::formatv("a TMA box of [{0}, {1}]", rows, cols).str(),
+                "TMA boxes have at most 256 rows and columns and a multiple of 16 bytes per row");
+    return;
+  }
+  const std::shared_ptr<sema::ViewInfo> view = dt ? dt->view : nullptr;
+  const Expr* r0 = m().intc(0);
+  const Expr* c0 = m().intc(0);
+  if (view && view->base) {
+    if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
+        sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
+      unsupported(d->dest->range(), "a strided or reshaped TMA destination", "use subspan/chunkat tiles");
+      return;
+    }
+    r0 = lowerSym(view->origin[0], d->loc());
+    c0 = lowerSym(view->origin[1], d->loc());
+  }
+  written_.insert(const_cast<kir::Buffer*>(dst->buffer));
+  std::string map = tensorMap(dst->buffer, rows, cols, 0);
+  const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
+  // Ordinary stores into the tile become visible to the copy engine.
+  emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
+  barrier(kir::Scope::Cta, d->loc());
+  Stmt* store = emit(StmtKind::TmaStore, d->loc());
+  store->cond = ok;
+  store->src = src;
+  store->dst = *dst;
+  store->dst.row0 = r0;
+  store->dst.col0 = c0;
+  store->text = map;
+  store->count = 1;
+  store->k = m().intc(cols);
+  nested(store->body, [&] {
+    Stmt* c = emit(StmtKind::Copy, d->loc());
+    c->dst = *dst;
+    c->src = src;
+    c->scope = kir::Scope::Cta;
+    c->threads = kernel_->threads;
+    c->rank = m().var("tid_");
+  });
+  barrier(kir::Scope::Cta, d->loc());
 }
 
 }  // namespace croqc::lower
