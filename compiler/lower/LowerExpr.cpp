@@ -125,23 +125,40 @@ bool isComparison(llvm::StringRef op) {
 
 /// Math builtins (spec 15.2) and the device function each calls for f32.
 llvm::StringRef mathBuiltin(llvm::StringRef name) {
+  // Spec 15.2 spells them `__exp`, `__max`, ...; the plain names work too.
+  name.consume_front("__");
   return llvm::StringSwitch<llvm::StringRef>(name)
-      .Case("exp", "expf")
-      .Case("exp2", "exp2f")
+      .Cases("exp", "expf", "expf")
+      .Cases("exp2", "exp2f", "exp2f")
+      .Case("expm1", "expm1f")
       .Case("log", "logf")
+      .Case("log1p", "log1pf")
       .Case("log2", "log2f")
-      .Case("sqrt", "sqrtf")
-      .Case("rsqrt", "rsqrtf")
+      .Case("pow", "powf")
       .Case("sin", "sinf")
       .Case("cos", "cosf")
+      .Case("tan", "tanf")
+      .Case("asin", "asinf")
+      .Case("acos", "acosf")
+      .Case("atan", "atanf")
+      .Case("atan2", "atan2f")
+      .Case("sinh", "sinhf")
+      .Case("cosh", "coshf")
       .Case("tanh", "tanhf")
-      .Case("abs", "fabsf")
-      .Case("fabs", "fabsf")
+      .Case("sqrt", "sqrtf")
+      .Case("rsqrt", "croq::rsqrt")
+      .Case("frcp_rn", "croq::rcp")
+      .Cases("abs", "fabs", "fabsf")
+      .Case("fmaf", "fmaf")
+      .Case("sign", "croq::sign")
       .Case("floor", "floorf")
       .Case("ceil", "ceilf")
-      .Case("pow", "powf")
+      .Case("round", "roundf")
       .Case("fmax", "fmaxf")
       .Case("fmin", "fminf")
+      .Case("gelu", "croq::gelu")
+      .Case("sigmoid", "croq::sigmoid")
+      .Case("softplus", "croq::softplus")
       .Default("");
 }
 
@@ -300,11 +317,19 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
         for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
         return m().call(math, args, kir::ScalarType::element(TokenKind::ty_f32));
       }
-      if (c->callee == "min" || c->callee == "max") {
-        if (args.size() == 2 && !args[0]->type.isElem() && !args[1]->type.isElem())
-          return c->callee == "min" ? m().min(args[0], args[1]) : m().max(args[0], args[1]);
+      llvm::StringRef plain = c->callee;
+      plain.consume_front("__");
+      if ((plain == "min" || plain == "max") && args.size() == 2) {
+        if (!args[0]->type.isElem() && !args[1]->type.isElem())
+          return plain == "min" ? m().min(args[0], args[1]) : m().max(args[0], args[1]);
         for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
-        return m().call(c->callee == "min" ? "fminf" : "fmaxf", args, kir::ScalarType::element(TokenKind::ty_f32));
+        return m().call(plain == "min" ? "fminf" : "fmaxf", args, kir::ScalarType::element(TokenKind::ty_f32));
+      }
+      if ((plain == "alignup" || plain == "aligndown") && args.size() == 2)
+        return m().call(plain == "alignup" ? "croq::alignup" : "croq::aligndown", args, kir::ScalarType::integer());
+      if (plain == "isfinite" && args.size() == 1) {
+        args[0] = m().convert(args[0], kir::ScalarType::element(TokenKind::ty_f32));
+        return m().call("croq::is_finite", args, kir::ScalarType::boolean());
       }
       if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
       std::string callee = c->callee.str();

@@ -371,8 +371,9 @@ void test_launch_errors() {
   CHECK(std::string(cudaGetErrorString(cudaErrorInvalidValue)) == "invalid argument");
   CHECK(cudaGetLastError() == cudaErrorInvalidValue);
 
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start) == cudaSuccess && cudaEventCreate(&stop) == cudaSuccess);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  CHECK(cudaEventCreate(&start) == cudaSuccess);
+  CHECK(cudaEventCreate(&stop) == cudaSuccess);
   cudaEventRecord(start);
   croq::cpu::launch(empty_kernel, "empty_kernel", dim3(64), dim3(256), 0);
   cudaEventRecord(stop);

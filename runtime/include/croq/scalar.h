@@ -5,6 +5,7 @@
 #pragma once
 
 #include <limits>
+#include <cmath>
 #include <type_traits>
 
 #include "croq/types.h"
@@ -17,6 +18,26 @@ CROQ_HOST_DEVICE constexpr int imin(int a, int b) { return a < b ? a : b; }
 CROQ_HOST_DEVICE constexpr int imax(int a, int b) { return a > b ? a : b; }
 
 CROQ_HOST_DEVICE float infinity() { return __builtin_huge_valf(); }
+
+// Math builtins of spec 15.2 that are not plain C functions.
+CROQ_HOST_DEVICE float rsqrt(float x) {
+#if defined(__CUDA_ARCH__)
+  return rsqrtf(x);
+#else
+  return 1.0f / sqrtf(x);
+#endif
+}
+CROQ_HOST_DEVICE float rcp(float x) { return 1.0f / x; }
+CROQ_HOST_DEVICE float sign(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+CROQ_HOST_DEVICE float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+CROQ_HOST_DEVICE float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+// tanh approximation of GELU.
+CROQ_HOST_DEVICE float gelu(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
+CROQ_HOST_DEVICE bool is_finite(float x) { return x - x == 0.0f; }
+CROQ_HOST_DEVICE constexpr int alignup(int x, int a) { return (x + a - 1) / a * a; }
+CROQ_HOST_DEVICE constexpr int aligndown(int x, int a) { return x / a * a; }
 
 // Converts between element types and C++ arithmetic types. 16-bit and 8-bit
 // floats go through f32 (round to nearest even on the way down).
