@@ -67,6 +67,17 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   return view;
 }
 
+void Lowerer::declareCounter(const std::string& name, llvm::SMLoc loc) {
+  std::vector<Stmt*>* saved = out_;
+  out_ = &prologue_;
+  Stmt* let = emit(StmtKind::Let, loc);
+  let->var = name;
+  let->isMutable = true;
+  let->maybeUnused = true;
+  let->value = m().intc(0);
+  out_ = saved;
+}
+
 void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                        llvm::SMLoc loc) {
   std::int64_t threads = scope == kir::Scope::Cta         ? kernel_->threads
@@ -227,14 +238,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
     }
     if (!asyncFutures_.count(future)) {
       asyncFutures_.insert(future);
-      std::vector<Stmt*>* saved = out_;
-      out_ = &prologue_;
-      Stmt* seq = emit(StmtKind::Let, d->loc());
-      seq->var = nameFor(future) + "_seq";
-      seq->isMutable = true;
-      seq->maybeUnused = true;
-      seq->value = m().intc(0);
-      out_ = saved;
+      declareCounter(nameFor(future) + "_seq", d->loc());
     }
     if (async) {
       emit(StmtKind::AsyncCommit, d->loc());
@@ -334,15 +338,8 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
       if (!sym || !asyncFutures_.count(sym)) {
         // A future never bound by an async copy (a `dma.any` placeholder)
         // takes part with sequence number 0: nothing to wait for.
-        const_cast<Lowerer*>(this)->asyncFutures_.insert(sym);
-        std::vector<Stmt*>* saved = out_;
-        out_ = &prologue_;
-        Stmt* let = emit(StmtKind::Let, s->loc());
-        let->var = nameFor(sym) + "_seq";
-        let->isMutable = true;
-        let->maybeUnused = true;
-        let->value = m().intc(0);
-        out_ = saved;
+        asyncFutures_.insert(sym);
+        declareCounter(nameFor(sym) + "_seq", s->loc());
       }
       seqNames.push_back(nameFor(sym) + "_seq");
     }

@@ -133,6 +133,35 @@ class Lowerer {
   /// Gives every shared buffer its offset; buffers whose lifetimes do not
   /// overlap (with a CTA barrier between) share space (LowerShared.cpp).
   void placeSharedBuffers(kir::Kernel& k);
+  /// Emits `for (v = 0; v < trips; v += step)`, unrolled, and runs
+  /// `body(v)` to fill it.
+  template <typename F>
+  void unrolledLoop(llvm::StringRef base, std::int64_t trips, llvm::SMLoc loc, F&& body, std::int64_t step = 1) {
+    Stmt* loop = emit(StmtKind::For, loc);
+    loop->var = fresh(base);
+    loop->lo = m().intc(0);
+    loop->hi = m().intc(trips);
+    loop->step = step;
+    loop->unroll = true;
+    const Expr* v = m().var(loop->var);
+    nested(loop->body, [&] { body(v); });
+  }
+  /// A mutable `int name = 0` declared in the kernel prologue (sequence
+  /// numbers, mbarrier phases).
+  void declareCounter(const std::string& name, llvm::SMLoc loc);
+  /// Where the atoms of accumulator `c` go in `tile` (`mma.store`, with
+  /// `.transp`): row and column strides and valid extents, clipped to a
+  /// destination smaller than the accumulator (spec 12.10).
+  struct StoreGeometry {
+    const Expr* rowStride;
+    const Expr* colStride;
+    const Expr* rowsValid;
+    const Expr* colsValid;
+  };
+  StoreGeometry storeGeometry(const kir::Tile& tile, const kir::Fragment& c, bool transpose);
+  /// The 2-D origin of a unit-stride view in its base (TMA coordinates);
+  /// false after a diagnostic.
+  bool viewOrigin2d(const ast::Expr* e, const Expr*& row, const Expr*& col);
   /// Runs `body` with emission redirected into `into`.
   template <typename F>
   void nested(std::vector<Stmt*>& into, F&& body) {

@@ -139,22 +139,8 @@ void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transpo
               contiguous->isConst(1) && knownMultiple(leading) >= 8 && knownMultiple(tile.offset) >= 8;
   bool pair = ldsm && f->role == kir::FragRole::B && f->rows % 2 == 0;
 
-  std::string iv = fresh("i"), kv = fresh("k");
-  Stmt* outer = emit(StmtKind::For, loc);
-  outer->var = iv;
-  outer->lo = m().intc(0);
-  outer->hi = m().intc(f->rows);
-  outer->step = pair ? 2 : 1;
-  outer->unroll = true;
-  nested(outer->body, [&] {
-    Stmt* inner = emit(StmtKind::For, loc);
-    inner->var = kv;
-    inner->lo = m().intc(0);
-    inner->hi = m().intc(f->cols);
-    inner->unroll = true;
-    nested(inner->body, [&] {
-      const Expr* i = m().var(iv);
-      const Expr* k = m().var(kv);
+  unrolledLoop("i", f->rows, loc, [&](const Expr* i) {
+    unrolledLoop("k", f->cols, loc, [&](const Expr* k) {
       const Expr* outerOff = m().mul(m().mul(i, m().intc(outerAtom)), outerStride);
       const Expr* kOff = m().mul(m().mul(k, m().intc(16)), kStride);
       kir::Tile atom;
@@ -174,7 +160,7 @@ void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transpo
       ld->useLdmatrix = ldsm;
       ld->pairB = pair;
     });
-  });
+  }, pair ? 2 : 1);
 }
 
 kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
@@ -289,32 +275,16 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     return;
   }
   c->inType = a->inType;
-  std::string kv = fresh("k"), iv = fresh("i"), jv = fresh("j");
-  Stmt* kl = emit(StmtKind::For, s->loc());
-  kl->var = kv;
-  kl->lo = m().intc(0);
-  kl->hi = m().intc(a->cols);
-  kl->unroll = true;
-  nested(kl->body, [&] {
-    Stmt* il = emit(StmtKind::For, s->loc());
-    il->var = iv;
-    il->lo = m().intc(0);
-    il->hi = m().intc(c->rows);
-    il->unroll = true;
-    nested(il->body, [&] {
-      Stmt* jl = emit(StmtKind::For, s->loc());
-      jl->var = jv;
-      jl->lo = m().intc(0);
-      jl->hi = m().intc(c->cols);
-      jl->unroll = true;
-      nested(jl->body, [&] {
+  unrolledLoop("k", a->cols, s->loc(), [&](const Expr* k) {
+    unrolledLoop("i", c->rows, s->loc(), [&](const Expr* i) {
+      unrolledLoop("j", c->cols, s->loc(), [&](const Expr* j) {
         Stmt* mma = emit(StmtKind::AtomMma, s->loc());
         mma->frag = c;
         mma->fragA = a;
         mma->fragB = b;
-        mma->i = m().var(iv);
-        mma->j = m().var(jv);
-        mma->k = m().var(kv);
+        mma->i = i;
+        mma->j = j;
+        mma->k = k;
       });
     });
   });
@@ -335,36 +305,17 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
     return;
   }
   if (tile->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(tile->buffer));
-  bool t = s->transpose;
-  const Expr* rs = tile->strides[t ? 1 : 0];
-  const Expr* cs = tile->strides[t ? 0 : 1];
-  const Expr* rv = tile->valid[t ? 1 : 0];
-  const Expr* cv = tile->valid[t ? 0 : 1];
-  // A destination smaller than the accumulator masks the rest (spec 12.10).
-  std::int64_t rowsAvail = tile->extents[t ? 1 : 0], colsAvail = tile->extents[t ? 0 : 1];
-  if (rowsAvail < c->logicalRows) rv = rv ? m().min(rv, m().intc(rowsAvail)) : m().intc(rowsAvail);
-  if (colsAvail < c->logicalCols) cv = cv ? m().min(cv, m().intc(colsAvail)) : m().intc(colsAvail);
-  std::string iv = fresh("i"), jv = fresh("j");
-  Stmt* il = emit(StmtKind::For, s->loc());
-  il->var = iv;
-  il->lo = m().intc(0);
-  il->hi = m().intc(c->rows);
-  il->unroll = true;
-  nested(il->body, [&] {
-    Stmt* jl = emit(StmtKind::For, s->loc());
-    jl->var = jv;
-    jl->lo = m().intc(0);
-    jl->hi = m().intc(c->cols);
-    jl->unroll = true;
-    nested(jl->body, [&] {
-      const Expr* i = m().var(iv);
-      const Expr* j = m().var(jv);
+  StoreGeometry g = storeGeometry(*tile, *c, s->transpose);
+  unrolledLoop("i", c->rows, s->loc(), [&](const Expr* i) {
+    unrolledLoop("j", c->cols, s->loc(), [&](const Expr* j) {
       kir::Tile atom;
       atom.buffer = tile->buffer;
-      atom.offset = m().add(tile->offset, m().add(m().mul(m().mul(i, m().intc(16)), rs), m().mul(m().mul(j, m().intc(8)), cs)));
+      atom.offset = m().add(tile->offset, m().add(m().mul(m().mul(i, m().intc(16)), g.rowStride),
+                                                  m().mul(m().mul(j, m().intc(8)), g.colStride)));
       atom.extents = {16, 8};
-      atom.strides = {rs, cs};
-      atom.valid = {rv ? m().sub(rv, m().mul(i, m().intc(16))) : nullptr, cv ? m().sub(cv, m().mul(j, m().intc(8))) : nullptr};
+      atom.strides = {g.rowStride, g.colStride};
+      atom.valid = {g.rowsValid ? m().sub(g.rowsValid, m().mul(i, m().intc(16))) : nullptr,
+                    g.colsValid ? m().sub(g.colsValid, m().mul(j, m().intc(8))) : nullptr};
       atom.inside = tile->inside;
       Stmt* st = emit(StmtKind::AtomStore, s->loc());
       st->frag = c;
@@ -373,6 +324,20 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
       st->dst = atom;
     });
   });
+}
+
+Lowerer::StoreGeometry Lowerer::storeGeometry(const kir::Tile& tile, const kir::Fragment& c, bool transpose) {
+  StoreGeometry g;
+  g.rowStride = tile.strides[transpose ? 1 : 0];
+  g.colStride = tile.strides[transpose ? 0 : 1];
+  g.rowsValid = tile.valid[transpose ? 1 : 0];
+  g.colsValid = tile.valid[transpose ? 0 : 1];
+  std::int64_t rowsAvail = tile.extents[transpose ? 1 : 0], colsAvail = tile.extents[transpose ? 0 : 1];
+  if (rowsAvail < c.logicalRows)
+    g.rowsValid = g.rowsValid ? m().min(g.rowsValid, m().intc(rowsAvail)) : m().intc(rowsAvail);
+  if (colsAvail < c.logicalCols)
+    g.colsValid = g.colsValid ? m().min(g.colsValid, m().intc(colsAvail)) : m().intc(colsAvail);
+  return g;
 }
 
 }  // namespace croqc::lower

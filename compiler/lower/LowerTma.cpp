@@ -23,6 +23,22 @@ namespace croqc::lower {
 
 using namespace ast;
 
+bool Lowerer::viewOrigin2d(const ast::Expr* e, const Expr*& row, const Expr*& col) {
+  row = m().intc(0);
+  col = m().intc(0);
+  const sema::Type* t = sema_.typeOf(e);
+  const std::shared_ptr<sema::ViewInfo> view = t ? t->view : nullptr;
+  if (!view || !view->base) return true;
+  if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
+      sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
+    unsupported(e->range(), "a strided or reshaped TMA tile", "use subspan/chunkat tiles");
+    return false;
+  }
+  row = lowerSym(view->origin[0], e->loc());
+  col = lowerSym(view->origin[1], e->loc());
+  return true;
+}
+
 void Lowerer::findTmaDestinations(const ast::Stmt* body) {
   std::function<void(const ast::Stmt*)> walk = [&](const ast::Stmt* s) {
     if (!s) return;
@@ -107,24 +123,14 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     lowerTmaStore(d, *src);
     return;
   }
-  const sema::Type* st = sema_.typeOf(d->source);
   if (src->buffer->space != kir::Space::Global || src->rank() != 2 || src->extents[0] <= 0 || src->extents[1] <= 0) {
     unsupported(d->range(), "this TMA copy", "TMA copies a 2-D tile of constant shape from a global tensor into shared memory");
     return;
   }
   // The tile's origin in the tensor.
-  const std::shared_ptr<sema::ViewInfo> view = st ? st->view : nullptr;
-  const Expr* r0 = m().intc(0);
-  const Expr* c0 = m().intc(0);
-  if (view && view->base) {
-    if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
-        sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
-      unsupported(d->source->range(), "a strided or reshaped TMA source", "use subspan/chunkat tiles");
-      return;
-    }
-    r0 = lowerSym(view->origin[0], d->loc());
-    c0 = lowerSym(view->origin[1], d->loc());
-  }
+  const Expr* r0 = nullptr;
+  const Expr* c0 = nullptr;
+  if (!viewOrigin2d(d->source, r0, c0)) return;
   // The destination: a shared buffer (or a buffer-array slot), whole.
   const sema::Symbol* future = nullptr;
   if (!d->future.empty())
@@ -189,24 +195,13 @@ void Lowerer::lowerTma(const DmaStmt* d) {
       std::vector<Stmt*>* saved = out_;
       out_ = &prologue_;
       emit(StmtKind::Raw, d->loc())->text = "std::uint64_t* " + bar + " = " + storage + ";";
-      Stmt* p = emit(StmtKind::Let, d->loc());
-      p->var = phase;
-      p->isMutable = true;
-      p->maybeUnused = true;
-      p->value = m().intc(0);
       out_ = saved;
+      declareCounter(phase, d->loc());
     }
   } else {
     bar = newMbarrier("mbar");
     phase = bar + "_phase";
-    std::vector<Stmt*>* saved = out_;
-    out_ = &prologue_;
-    Stmt* p = emit(StmtKind::Let, d->loc());
-    p->var = phase;
-    p->isMutable = true;
-    p->maybeUnused = true;
-    p->value = m().intc(0);
-    out_ = saved;
+    declareCounter(phase, d->loc());
   }
 
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
@@ -246,7 +241,6 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   // to a box of the global tensor; the copy engine clips what lies outside.
   std::optional<kir::Tile> dst = lowerTile(d->dest, "the TMA destination");
   if (!dst) return;
-  const sema::Type* dt = sema_.typeOf(d->dest);
   const kir::Buffer* sb = src.buffer;
   std::int64_t rows = src.rank() == 2 ? src.extents[0] : 0, cols = src.rank() == 2 ? src.extents[1] : 0;
   bool whole = sb->shape.size() == 2 && sb->shape[0]->isConst(rows) && sb->shape[1]->isConst(cols) &&
@@ -262,18 +256,9 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
                 "TMA boxes have at most 256 rows and columns and a multiple of 16 bytes per row");
     return;
   }
-  const std::shared_ptr<sema::ViewInfo> view = dt ? dt->view : nullptr;
-  const Expr* r0 = m().intc(0);
-  const Expr* c0 = m().intc(0);
-  if (view && view->base) {
-    if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
-        sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
-      unsupported(d->dest->range(), "a strided or reshaped TMA destination", "use subspan/chunkat tiles");
-      return;
-    }
-    r0 = lowerSym(view->origin[0], d->loc());
-    c0 = lowerSym(view->origin[1], d->loc());
-  }
+  const Expr* r0 = nullptr;
+  const Expr* c0 = nullptr;
+  if (!viewOrigin2d(d->dest, r0, c0)) return;
   written_.insert(const_cast<kir::Buffer*>(dst->buffer));
   std::string map = tensorMap(dst->buffer, rows, cols, 0);
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());

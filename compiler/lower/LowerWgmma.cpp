@@ -191,14 +191,11 @@ void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {
     return;
   }
   if (tile->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(tile->buffer));
-  bool t = s->transpose;
-  const Expr* rs = tile->strides[t ? 1 : 0];
-  const Expr* cs = tile->strides[t ? 0 : 1];
-  const Expr* rv = tile->valid[t ? 1 : 0];
-  const Expr* cv = tile->valid[t ? 0 : 1];
-  std::int64_t rowsAvail = tile->extents[t ? 1 : 0], colsAvail = tile->extents[t ? 0 : 1];
-  if (rowsAvail < c->logicalRows) rv = rv ? m().min(rv, m().intc(rowsAvail)) : m().intc(rowsAvail);
-  if (colsAvail < c->logicalCols) cv = cv ? m().min(cv, m().intc(colsAvail)) : m().intc(colsAvail);
+  StoreGeometry g = storeGeometry(*tile, *c, s->transpose);
+  const Expr* rs = g.rowStride;
+  const Expr* cs = g.colStride;
+  const Expr* rv = g.rowsValid;
+  const Expr* cv = g.colsValid;
   for (std::int64_t i = 0; i < c->rows; ++i) {
     kir::Tile atom = *tile;
     atom.offset = m().add(tile->offset, m().mul(m().intc(64 * i), rs));
