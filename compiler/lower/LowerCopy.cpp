@@ -117,16 +117,16 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
 
 void Lowerer::lowerDma(const DmaStmt* d) {
   if (d->op == TokenKind::m_any) return;
-  if (d->engine == TokenKind::kw_tma) {
-    if (cpuTarget())
-      cannotEmulate(d->range(), "a `tma` copy", "use `dma.copy`, which the CPU target runs as a plain copy");
-    else if (options_.arch == "sm_90a")
+  // The CPU target runs a TMA copy as the plain copy it stands for (the
+  // copy engine's zero fill included: copies into shared memory zero-fill).
+  if (d->engine == TokenKind::kw_tma && !cpuTarget()) {
+    if (options_.arch == "sm_90a")
       lowerTma(d);
     else
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
     return;
   }
-  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp) {
+  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && !(cpuTarget() && d->op == TokenKind::m_load)) {
     unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
     if (!d->future.empty())
       if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())

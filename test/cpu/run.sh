@@ -7,7 +7,7 @@
 # `croqc FILE.co --target=cpu -o EXE` and run with a timeout; it passes when
 # it exits 0 and prints a line starting with PASS. A program that uses what
 # the CPU target cannot emulate (croqc reports "cannot run on the CPU
-# target": inline PTX, `tma`, `wgmma`) is skipped, with croqc's message as
+# target": inline PTX) is skipped, with croqc's message as
 # the reason. While a program runs, the environment has CROQ_TEST_TARGET=cpu.
 #
 # Output: one line per program, `PASS name (T s)`, `FAIL name (reason)` or
