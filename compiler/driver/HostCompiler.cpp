@@ -67,20 +67,8 @@ bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::
     return false;
   }
   llvm::SmallString<256> cppFile;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("croqc", "cpp", cppFile)) {
-    diags.report({}, DiagKind::err_cannot_write_file, "<temporary .cpp file>", ec.message());
-    return false;
-  }
+  if (!writeTemporarySource("cpp", source, cppFile, diags)) return false;
   llvm::FileRemover removeCpp(cppFile.str());
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(cppFile, ec);
-    if (ec) {
-      diags.report({}, DiagKind::err_cannot_write_file, cppFile.str(), ec.message());
-      return false;
-    }
-    os << source;
-  }
 
   std::vector<std::string> args = {cxx->program};
   args.insert(args.end(), cxx->args.begin(), cxx->args.end());
@@ -111,25 +99,7 @@ bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::
   for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
   for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
 
-  if (opts.verbose) {
-    llvm::errs() << "croqc: running";
-    for (const std::string& a : args) llvm::errs() << " " << a;
-    llvm::errs() << "\n";
-  }
-  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
-  std::string error;
-  bool failed = false;
-  int status = llvm::sys::ExecuteAndWait(cxx->program, argRefs, llvm::None, {}, 0, 0, &error, &failed);
-  if (failed || status < 0) {
-    diags.report({}, DiagKind::err_tool_failed, cxx->program, error.empty() ? "it could not be started" : error);
-    return false;
-  }
-  if (status != 0) {
-    llvm::sys::fs::remove(output);
-    diags.report({}, DiagKind::err_cxx_failed, status);
-    return false;
-  }
-  return true;
+  return runCompiler(args, opts.verbose, output, DiagKind::err_cxx_failed, diags);
 }
 
 }  // namespace croqc::driver

@@ -68,20 +68,8 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
     return false;
   }
   llvm::SmallString<256> cuFile;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("croqc", "cu", cuFile)) {
-    diags.report({}, DiagKind::err_cannot_write_file, "<temporary .cu file>", ec.message());
-    return false;
-  }
+  if (!writeTemporarySource("cu", cudaSource, cuFile, diags)) return false;
   llvm::FileRemover removeCu(cuFile.str());
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(cuFile, ec);
-    if (ec) {
-      diags.report({}, DiagKind::err_cannot_write_file, cuFile.str(), ec.message());
-      return false;
-    }
-    os << cudaSource;
-  }
 
   std::vector<std::string> args = {*nvcc, "-std=c++17", "-O3", "-lineinfo"};
   if (opts.arch == Arch::Sm90a) {
@@ -107,7 +95,28 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
   for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
   for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
 
-  if (opts.verbose) {
+  return runCompiler(args, opts.verbose, output, DiagKind::err_nvcc_failed, diags);
+}
+
+bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
+                          DiagnosticEngine& diags) {
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("croqc", extension, path)) {
+    diags.report({}, DiagKind::err_cannot_write_file, "<temporary ." + extension.str() + " file>", ec.message());
+    return false;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(llvm::StringRef(path.data(), path.size()), ec);
+  if (ec) {
+    diags.report({}, DiagKind::err_cannot_write_file, std::string(path.data(), path.size()), ec.message());
+    return false;
+  }
+  os << contents;
+  return true;
+}
+
+bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::StringRef output, DiagKind failedKind,
+                 DiagnosticEngine& diags) {
+  if (verbose) {
     llvm::errs() << "croqc: running";
     for (const std::string& a : args) llvm::errs() << " " << a;
     llvm::errs() << "\n";
@@ -115,14 +124,14 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string error;
   bool failed = false;
-  int status = llvm::sys::ExecuteAndWait(*nvcc, argRefs, llvm::None, {}, 0, 0, &error, &failed);
+  int status = llvm::sys::ExecuteAndWait(args.front(), argRefs, llvm::None, {}, 0, 0, &error, &failed);
   if (failed || status < 0) {
-    diags.report({}, DiagKind::err_tool_failed, *nvcc, error.empty() ? "it could not be started" : error);
+    diags.report({}, DiagKind::err_tool_failed, args.front(), error.empty() ? "it could not be started" : error);
     return false;
   }
   if (status != 0) {
     llvm::sys::fs::remove(output);
-    diags.report({}, DiagKind::err_nvcc_failed, status);
+    diags.report({}, failedKind, status);
     return false;
   }
   return true;

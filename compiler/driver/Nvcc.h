@@ -3,10 +3,14 @@
 // process as a list), with the croq runtime on the include path.
 #pragma once
 
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "basic/Diagnostic.h"
 
 namespace croqc {
 class DiagnosticEngine;
@@ -22,6 +26,17 @@ bool compileWithNvcc(const Options& options, llvm::StringRef cudaSource, llvm::S
 /// from croqc's own location (the build tree's `runtime/include`, or an
 /// installed `include/` beside `bin/`). Also used for `--target=cpu`.
 std::optional<std::string> findRuntimeInclude();
+
+/// Writes `contents` to a new temporary file ending in `.extension` and puts
+/// its path in `path`; false after a diagnostic. The caller removes it.
+bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
+                          DiagnosticEngine& diags);
+
+/// Runs `args` (args[0] is the program, no shell), printing the command with
+/// `-v`. A compiler that fails leaves no `output` and is reported with
+/// `failedKind` (its exit status as the argument).
+bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::StringRef output, DiagKind failedKind,
+                 DiagnosticEngine& diags);
 
 }  // namespace driver
 }  // namespace croqc

@@ -99,6 +99,9 @@ class Lowerer {
   void lowerMmaExec(const ast::MmaExecStmt* s);
   void lowerMmaStore(const ast::MmaStoreStmt* s);
   kir::Fragment* fragmentFor(const ast::Expr* e);
+  /// The fragment an `mma.fill`/`mma.load` binds (`result = ...`) or
+  /// re-initialises (`target`).
+  const sema::Symbol* mmaTarget(const ast::Stmt* s, llvm::StringRef result, const ast::Expr* target) const;
   void loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc);
 
   // ---- Warpgroup MMA on sm_90a (LowerWgmma.cpp) ----

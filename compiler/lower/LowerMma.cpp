@@ -65,13 +65,7 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 
 void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   if (wgmma_) return lowerWgmmaFill(s);
-  const sema::Symbol* sym = nullptr;
-  if (!s->result.empty()) {
-    auto decls = sema_.declarations.find(s);
-    if (decls != sema_.declarations.end() && !decls->second.empty()) sym = decls->second.front();
-  } else if (s->target) {
-    sym = sema_.references.lookup(s->target);
-  }
+  const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
   const sema::Type& t = sym->type;
   if (cpuTarget() && frames_.back().level == ParallelLevel::Group4) {
@@ -163,6 +157,14 @@ void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transpo
   }, pair ? 2 : 1);
 }
 
+const sema::Symbol* Lowerer::mmaTarget(const ast::Stmt* s, llvm::StringRef result, const ast::Expr* target) const {
+  if (!result.empty()) {
+    auto decls = sema_.declarations.find(s);
+    return decls != sema_.declarations.end() && !decls->second.empty() ? decls->second.front() : nullptr;
+  }
+  return target ? sema_.references.lookup(target) : nullptr;
+}
+
 kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
   const sema::Symbol* sym = sema_.references.lookup(e);
   return sym ? fragments_.lookup(sym) : nullptr;
@@ -170,13 +172,7 @@ kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
 
 void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   if (wgmma_) return lowerWgmmaLoad(s);
-  const sema::Symbol* sym = nullptr;
-  if (!s->result.empty()) {
-    auto decls = sema_.declarations.find(s);
-    if (decls != sema_.declarations.end() && !decls->second.empty()) sym = decls->second.front();
-  } else if (s->target) {
-    sym = sema_.references.lookup(s->target);
-  }
+  const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
   // The role comes from the MMA that reads the fragment.
   llvm::DenseMap<const sema::Symbol*, OperandUse> uses;

@@ -73,13 +73,7 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
 }
 
 void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
-  const sema::Symbol* sym = nullptr;
-  if (!s->result.empty()) {
-    auto decls = sema_.declarations.find(s);
-    if (decls != sema_.declarations.end() && !decls->second.empty()) sym = decls->second.front();
-  } else if (s->target) {
-    sym = sema_.references.lookup(s->target);
-  }
+  const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
   kir::Fragment* f = fragments_.lookup(sym);
   if (!f) {
@@ -109,11 +103,7 @@ void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
 }
 
 void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
-  const sema::Symbol* sym = nullptr;
-  if (!s->result.empty()) {
-    auto decls = sema_.declarations.find(s);
-    if (decls != sema_.declarations.end() && !decls->second.empty()) sym = decls->second.front();
-  }
+  const sema::Symbol* sym = s->result.empty() ? nullptr : mmaTarget(s, s->result, nullptr);
   if (!sym || s->toFrag) {
     unsupported(s->range(), "this `mma.load` under `group-4`",
                 "bind a shared-memory view: `ma = mma.load buf.chunkat(...)` (register operands are not generated yet)");
