@@ -29,6 +29,13 @@ struct LevelFrame {
   std::int64_t parentSpan = 1;
 };
 
+/// How an operand fragment is used by the MMAs of a function: A or B, and
+/// stored MN-major (`col` layout of A, `col` of B in `row.col`).
+struct MmaOperandUse {
+  kir::FragRole role;
+  bool transposed;
+};
+
 class Lowerer {
  public:
   Lowerer(sema::SemaResult& sema, const LowerOptions& options, DiagnosticEngine& diags);
@@ -206,6 +213,10 @@ class Lowerer {
   llvm::DenseMap<const sema::Symbol*, const Expr*> values_;
   llvm::DenseMap<const sema::Symbol*, kir::Buffer*> buffers_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> fragments_;
+  /// The role of every MMA operand fragment of `operandUsesOf_`, found once
+  /// per function at its first `mma.load`.
+  llvm::DenseMap<const sema::Symbol*, MmaOperandUse> operandUses_;
+  const sema::FunctionInfo* operandUsesOf_ = nullptr;
   /// Names bound to views (`lhs_b = lhs.subspan(256).at(b);`): their
   /// expression, walked through when a view is lowered.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> viewBindings_;

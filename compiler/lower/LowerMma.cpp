@@ -21,22 +21,9 @@ using namespace ast;
 
 namespace {
 
-/// How an operand fragment is used by the MMAs of the kernel.
-struct OperandUse {
-  kir::FragRole role;
-  bool transposed;
-};
-
+/// Records, for every fragment an MMA below `s` reads, its role and layout.
 void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
-                     llvm::DenseMap<const sema::Symbol*, OperandUse>& uses);
-
-void findInExprStmt(const ast::Stmt* s, const sema::SemaResult& sema,
-                    llvm::DenseMap<const sema::Symbol*, OperandUse>& uses) {
-  findOperandUses(s, sema, uses);
-}
-
-void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
-                     llvm::DenseMap<const sema::Symbol*, OperandUse>& uses) {
+                     llvm::DenseMap<const sema::Symbol*, MmaOperandUse>& uses) {
   if (!s) return;
   switch (s->kind()) {
     case NodeKind::CompoundStmt:
@@ -49,7 +36,7 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
     case NodeKind::InthreadsStmt: findOperandUses(llvm::cast<InthreadsStmt>(s)->body, sema, uses); return;
     case NodeKind::IfStmt:
       findOperandUses(llvm::cast<IfStmt>(s)->then, sema, uses);
-      findInExprStmt(llvm::cast<IfStmt>(s)->otherwise, sema, uses);
+      findOperandUses(llvm::cast<IfStmt>(s)->otherwise, sema, uses);
       return;
     case NodeKind::MmaExecStmt: {
       const auto* e = llvm::cast<MmaExecStmt>(s);
@@ -175,10 +162,13 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
   // The role comes from the MMA that reads the fragment.
-  llvm::DenseMap<const sema::Symbol*, OperandUse> uses;
-  findOperandUses(functionInfo_->decl->body, sema_, uses);
-  auto use = uses.find(sym);
-  if (use == uses.end()) {
+  if (operandUsesOf_ != functionInfo_) {
+    operandUses_.clear();
+    findOperandUses(functionInfo_->decl->body, sema_, operandUses_);
+    operandUsesOf_ = functionInfo_;
+  }
+  auto use = operandUses_.find(sym);
+  if (use == operandUses_.end()) {
     unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
     return;
   }

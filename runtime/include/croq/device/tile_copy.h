@@ -41,6 +41,15 @@ CROQ_DEVICE T zero_value() {
 
 CROQ_DEVICE int clamp_count(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
+// Can an R x C tile move as 16-byte vectors: whole vectors per row,
+// contiguous rows whose starts stay 16-byte aligned on both sides?
+template <typename T, int R, int C>
+CROQ_DEVICE bool rows_vectorizable(const T* dst, int ds0, int ds1, const T* src, int ss0, int ss1) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  return V > 1 && C % V == 0 && ds1 == 1 && ss1 == 1 && (R == 1 || (ds0 % V == 0 && ss0 % V == 0)) &&
+         aligned16(dst) && aligned16(src);
+}
+
 // The scalar path: every element of the tile, NT threads round robin.
 template <typename T, int R, int C, int NT, bool ZFILL>
 CROQ_DEVICE void copy_elements(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0,
@@ -62,8 +71,7 @@ template <typename T, int R, int C, int NT, bool ZFILL>
 CROQ_DEVICE void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0,
                            int sv1, int rank) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vectorizable = V > 1 && C % V == 0 && ds1 == 1 && ss1 == 1 && (R == 1 || (ds0 % V == 0 && ss0 % V == 0)) &&
-                            detail::aligned16(dst) && detail::aligned16(src);
+  const bool vectorizable = detail::rows_vectorizable<T, R, C>(dst, ds0, ds1, src, ss0, ss1);
   if (!vectorizable) {
     detail::copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
     return;
@@ -106,8 +114,7 @@ template <typename T, int R, int C, int NT, bool ZFILL>
 CROQ_DEVICE void cp_async_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0,
                                int sv1, int rank) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vectorizable = V > 1 && C % V == 0 && ds1 == 1 && ss1 == 1 && (R == 1 || (ds0 % V == 0 && ss0 % V == 0)) &&
-                            detail::aligned16(dst) && detail::aligned16(src);
+  const bool vectorizable = detail::rows_vectorizable<T, R, C>(dst, ds0, ds1, src, ss0, ss1);
   if (!vectorizable) {
     detail::copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
     return;
