@@ -202,7 +202,28 @@ class Emitter {
         line(s->buffer->name + "[" + printExpr(s->index) + "] " + s->op + " " + printExpr(s->value) + ";");
         return;
       case StmtKind::Barrier:
-        line(s->scope == Scope::Warp ? "__syncwarp();" : "__syncthreads();");
+        if (s->scope == Scope::Cta && s->count > 0)
+          line(llvm::formatv("croq::named_barrier_sync({0}, {1});", s->count, s->threads).str());
+        else
+          line(s->scope == Scope::Warp ? "__syncwarp();" : "__syncthreads();");
+        return;
+      case StmtKind::EventArrive: {
+        std::string call = s->count > 0 ? llvm::formatv("croq::event::arrive_tx({0}, {1}u, {2});", s->text, s->count,
+                                                        s->cond ? printExpr(s->cond) : "true")
+                                              .str()
+                           : s->scope == Scope::Warp ? "croq::event::arrive_warp(" + s->text + ");"
+                                                     : "croq::event::arrive(" + s->text + ");";
+        line(s->rank ? "if (" + printExpr(s->rank) + " == 0) " + call : call);
+        return;
+      }
+      case StmtKind::EventWait:
+        if (s->value)
+          line(llvm::formatv("croq::event::wait_parity({0}, static_cast<std::uint32_t>({1}), \"{2}\", {3});", s->text,
+                             printExpr(s->value), s->op, printExpr(s->index))
+                   .str());
+        else
+          line(llvm::formatv("croq::event::wait({0}, {1}, {2}, \"{3}\");", s->text, s->var, printExpr(s->index), s->op)
+                   .str());
         return;
       case StmtKind::Copy: copy(s); return;
       case StmtKind::AsyncCommit: line("croq::cp_async_commit();"); return;
@@ -230,9 +251,10 @@ class Emitter {
         const Tile& d = s->dst;
         line("if (" + printExpr(s->cond) + ") {");
         ++indent_;
-        line(llvm::formatv("croq::wgmma::tma_load_tile<{0}, {1}, {2}, {3}>({4}, {1}, &{5}, {6}, {7}, {8}, tid_);",
+        line(llvm::formatv("croq::wgmma::{9}<{0}, {1}, {2}, {3}>({4}, {1}, &{5}, {6}, {7}, {8}, {10});",
                            cxxElementType(d.buffer->elem), d.extents[0], printExpr(s->k), s->count, ptr(d), s->text,
-                           s->var, printExpr(s->src.row0), printExpr(s->src.col0))
+                           s->var, printExpr(s->src.row0), printExpr(s->src.col0),
+                           s->async ? "tma_issue_tile" : "tma_load_tile", s->rank ? printExpr(s->rank) : "tid_")
                  .str());
         --indent_;
         line("} else {");
@@ -244,7 +266,7 @@ class Emitter {
         const Tile& src = s->src;
         line("if (" + printExpr(s->cond) + ") {");
         ++indent_;
-        line("if (tid_ == 0) {");
+        line("if (" + (s->rank ? printExpr(s->rank) : std::string("tid_")) + " == 0) {");
         ++indent_;
         for (std::int64_t b = 0; b < s->count; ++b)
           line(llvm::formatv("croq::tma::store_2d(&{0}, {1}{2}, {3}, {4}{5});", s->text, ptr(src),

@@ -515,7 +515,23 @@ class KirPrinter {
         os_ << "store " << s->buffer->name << "[" << printExpr(s->index) << "] " << s->op << " "
             << printExpr(s->value) << "\n";
         return;
-      case StmtKind::Barrier: os_ << "barrier " << scopeName(s->scope) << "\n"; return;
+      case StmtKind::Barrier:
+        os_ << "barrier " << scopeName(s->scope);
+        if (s->count > 0) os_ << " named " << s->count << " (" << s->threads << " threads)";
+        os_ << "\n";
+        return;
+      case StmtKind::EventArrive:
+        os_ << "event.arrive " << s->text;
+        if (s->count > 0) os_ << " expect " << s->count << " bytes";
+        if (s->scope == Scope::Warp) os_ << " per warp";
+        if (s->rank) os_ << " by rank 0 of " << printExpr(s->rank);
+        os_ << "\n";
+        return;
+      case StmtKind::EventWait:
+        os_ << "event.wait " << s->text << " parity ";
+        if (s->value) os_ << printExpr(s->value) << "\n";
+        else os_ << s->var << "[" << printExpr(s->index) << "]\n";
+        return;
       case StmtKind::Copy:
         os_ << (s->async ? "copy.async " : "copy ") << scopeName(s->scope) << "(" << s->threads << ") "
             << tile(s->dst) << " <- " << tile(s->src) << (s->zfill ? " zfill" : "") << "\n";
@@ -543,7 +559,7 @@ class KirPrinter {
             << s->fragB->name << "[" << printExpr(s->j) << "][" << printExpr(s->k) << "]\n";
         return;
       case StmtKind::TmaLoad:
-        os_ << "tma.load " << s->text << " box " << s->dst.extents[0] << "x" << printExpr(s->k) << " x" << s->count
+        os_ << (s->async ? "tma.issue " : "tma.load ") << s->text << " box " << s->dst.extents[0] << "x" << printExpr(s->k) << " x" << s->count
             << " " << tile(s->dst) << " <- (" << printExpr(s->src.row0) << ", " << printExpr(s->src.col0)
             << ") on " << s->var << " if " << printExpr(s->cond) << " else {\n";
         block(s->body);

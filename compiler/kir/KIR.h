@@ -193,7 +193,8 @@ enum class StmtKind : std::uint8_t {
   Let,            // var = value (type); isMutable
   Assign,         // var op= value
   Store,          // buffer[index] op= value
-  Barrier,        // scope (Cta: __syncthreads, Warp: __syncwarp)
+  Barrier,        // scope (Cta: __syncthreads, Warp: __syncwarp); a Cta barrier with `count` > 0 is
+                  // named barrier `count` over the `threads` threads of an `inthreads` region
   Copy,           // dst <- src over `scope`; async; zfill
   AsyncCommit,    // cp.async.commit_group
   AsyncWait,      // cp.async.wait_group count (then a CTA barrier)
@@ -203,11 +204,19 @@ enum class StmtKind : std::uint8_t {
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
   AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
   WgmmaExec,      // frag (+)= src (A, [M, K]) * dst (B, [N, K]) in `count` k16 steps
-  TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`;
-                  // `cond` true: TMA can be used, else `body` (a plain copy) runs
+  TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`,
+                  // issued by the thread whose `rank` is 0; `cond` true: TMA can be used, else `body`
+                  // (a plain copy) runs; `async`: the copy completes on an event whose trigger
+                  // arrives and expects its bytes, so the issue does not arrive
   TmaWait,        // wait for mbarrier `var` phase `op` (when `cond`)
-  TmaStore,       // global box(es) at dst.row0/col0 <- src (shared, dense) through tensor map `text`;
-                  // `cond` true: TMA, else `body`
+  TmaStore,       // global box(es) at dst.row0/col0 <- src (shared, dense) through tensor map `text`,
+                  // by the thread whose `rank` is 0; `cond` true: TMA, else `body`
+  EventArrive,    // arrive on event `buffer`[index] (an mbarrier): every thread, or with `scope` Warp
+                  // one lane per warp after __syncwarp; `count` > 0: the arrival also expects that
+                  // many bytes of TMA transactions (`cond`: TMA is used); `rank` non-null: only the
+                  // thread of rank 0 arrives
+  EventWait,      // wait for the phase of event `buffer`[index]: parity bit `index` of the thread's
+                  // phase mask `var`, flipped after the wait, or the explicit parity `value`
   Raw,            // text copied through (__cpp__, asm, call)
   Return,         // yield
   Break,

@@ -53,12 +53,12 @@ Stmt* Lowerer::emit(StmtKind kind, llvm::SMLoc loc) {
 namespace {
 /// True when `list` ends with a barrier of `scope` followed only by
 /// statements that touch no memory other threads read.
-bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope) {
+bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int64_t namedId) {
   for (auto it = list.rbegin(); it != list.rend(); ++it) {
     const Stmt* s = *it;
     switch (s->kind) {
-      case StmtKind::Barrier: return s->scope == scope;
-      case StmtKind::Block: return endsWithBarrier(s->body, scope);
+      case StmtKind::Barrier: return s->scope == scope && s->count == namedId;
+      case StmtKind::Block: return endsWithBarrier(s->body, scope, namedId);
       case StmtKind::Raw:
         if (s->pure) continue;
         return false;
@@ -77,17 +77,36 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope) {
 }
 }  // namespace
 
-bool Lowerer::barrierRedundant(kir::Scope scope) const {
+bool Lowerer::barrierRedundant(kir::Scope scope, std::int64_t namedId) const {
   // A barrier is redundant right after another one of the same scope when
   // nothing in between touched memory other threads read: declarations,
   // integer updates, comments, and async copies (whose data nobody reads
   // before a wait and the barrier after it).
-  return out_ && endsWithBarrier(*out_, scope);
+  return out_ && endsWithBarrier(*out_, scope, namedId);
 }
 
 void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
-  if (barrierRedundant(scope)) return;
-  emit(StmtKind::Barrier, loc)->scope = scope;
+  // Inside an `inthreads` region a block barrier is over the region's
+  // threads: a named barrier, or nothing for a region of one thread.
+  std::int64_t id = 0, threads = kernel_ ? kernel_->threads : 1;
+  if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
+    Region& r = regions_.back();
+    if (r.threads <= 1) return;
+    if (r.barrierId < 0) {
+      if (!r.reported)
+        unsupported(r.range, "a barrier inside an `inthreads` region whose threads are not whole, consecutive warps",
+                    "select whole warps or warpgroups, e.g. `inthreads.async (p == 0)` over a `: group-4` level");
+      r.reported = true;
+      return;
+    }
+    id = r.barrierId;
+    threads = r.threads;
+  }
+  if (barrierRedundant(scope, id)) return;
+  Stmt* b = emit(StmtKind::Barrier, loc);
+  b->scope = scope;
+  b->count = id;
+  b->threads = threads;
 }
 
 std::string Lowerer::sourceLine(llvm::SMLoc loc) const {
@@ -439,6 +458,15 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   tmaFutures_.clear();
   tmaDests_.clear();
   anyMbarrier_ = false;
+  regions_.clear();
+  nextNamedBarrier_ = 1;
+  activeConds_.clear();
+  threadLets_.clear();
+  events_.clear();
+  eventBound_.clear();
+  boundBytes_.clear();
+  pendingEventBytes_.clear();
+  findEventBoundCopies(root);
   if (options_.arch == "sm_90a") findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
@@ -457,6 +485,12 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     issued->maybeUnused = true;
     issued->value = m().intc(0);
     prologue_.insert(prologue_.begin(), issued);
+  }
+  for (auto& [sym, info] : events_) {
+    std::int64_t count = info.declaredCount ? info.declaredCount : info.arrivals ? info.arrivals : 1;
+    info.init->text = "croq::event::init(" + info.buffer->name + ", " + std::to_string(info.elements) + ", " +
+                      std::to_string(count) + ", tid_);  // event `" + sym->name + "`: " +
+                      std::to_string(count) + " arrival" + (count == 1 ? "" : "s") + " per phase";
   }
   if (anyMbarrier_) {
     // mbarrier.init is visible to the other threads and the copy engine
@@ -546,6 +580,9 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
       comment(s);
       return;
     case NodeKind::SyncStmt: comment(s); lowerSync(llvm::cast<SyncStmt>(s)); return;
+    case NodeKind::InthreadsStmt: lowerInthreads(llvm::cast<InthreadsStmt>(s)); return;
+    case NodeKind::EventDeclStmt: comment(s); lowerEventDecl(llvm::cast<EventDeclStmt>(s)); return;
+    case NodeKind::TriggerStmt: comment(s); lowerTrigger(llvm::cast<TriggerStmt>(s)); return;
     case NodeKind::CppStmt:
     case NodeKind::AsmStmt: comment(s); lowerCpp(s); return;
     case NodeKind::BreakStmt: emit(StmtKind::Break, s->loc()); return;
@@ -599,6 +636,11 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
                                                       : kir::Space::Global;
     if (space == kir::Space::Global) {
       unsupported(d->range(), "a global buffer declared inside a `parallel`", "declare it before the parallel");
+      continue;
+    }
+    if (space == kir::Space::Shared && !regions_.empty()) {
+      unsupported(d->range(), "a `shared` buffer declared inside an `inthreads` region",
+                  "declare shared buffers at block scope, before the roles (spec 14.4)");
       continue;
     }
     kir::Buffer* b = makeBuffer(sym, space, sym->type.elem, sym->type.shape, arrayDims, d->loc());

@@ -26,7 +26,10 @@ bool harmless(const kir::Stmt* s) {
   }
 }
 
-bool isCtaBarrier(const kir::Stmt* s) { return s->kind == StmtKind::Barrier && s->scope == kir::Scope::Cta; }
+// Named barriers (over an `inthreads` region) are left alone.
+bool isCtaBarrier(const kir::Stmt* s) {
+  return s->kind == StmtKind::Barrier && s->scope == kir::Scope::Cta && s->count == 0;
+}
 
 /// Does execution starting at `list[from]` reach a CTA barrier before any
 /// statement that is not harmless?

@@ -88,6 +88,8 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
   const Expr* rank = scope == kir::Scope::Cta    ? tid
                      : scope == kir::Scope::Thread ? m().intc(0)
                                                    : m().mod(tid, m().intc(threads));
+  // A block-wide copy inside an `inthreads` region is over the region's threads.
+  if (scope == kir::Scope::Cta && !regionThreads({loc, loc}, threads, rank)) return;
   if (src.buffer->swizzleBytes) {
     unsupported({loc, loc}, "a copy out of a buffer that warpgroup MMAs read");
     return;
@@ -269,10 +271,7 @@ void Lowerer::lowerWait(const WaitStmt* w) {
       continue;
     }
     if (!asyncFutures_.count(s)) {
-      if (s->type.kind == sema::TypeKind::Event) {
-        unsupported(t->range(), "waiting on an event");
-        return;
-      }
+      if (s->type.kind == sema::TypeKind::Event) lowerEventWait(t, w->loc());
       continue;
     }
     const Expr* seq = m().var(nameFor(s) + "_seq");

@@ -3,6 +3,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Support/SourceMgr.h>
 
 #include <optional>
@@ -131,12 +132,44 @@ class Lowerer {
   /// A new mbarrier in shared memory, initialised in the kernel prologue.
   std::string newMbarrier(llvm::StringRef base);
 
+  // ---- Events and `inthreads` regions (LowerEvents.cpp) ----
+  void lowerInthreads(const ast::InthreadsStmt* s);
+  void lowerEventDecl(const ast::EventDeclStmt* d);
+  void lowerTrigger(const ast::TriggerStmt* t);
+  void lowerEventWait(const ast::Expr* target, llvm::SMLoc loc);
+  /// An event element as lowering sees it: its mbarrier and, for
+  /// `e.at(order)`, the parity of the phase (null: the waiter's own phase).
+  struct EventRef {
+    const sema::Symbol* symbol = nullptr;
+    const kir::Buffer* buffer = nullptr;
+    const Expr* index = nullptr;
+    const Expr* parity = nullptr;
+    /// `e.at(order++)`: the counter to advance after the statement.
+    const sema::Symbol* advance = nullptr;
+  };
+  std::optional<EventRef> lowerEventRef(const ast::Expr* e);
+  /// `mbar + index` for an event element.
+  std::string eventAddress(const EventRef& r);
+  /// Finds the `trigger e after f` that binds each async TMA future.
+  void findEventBoundCopies(const ast::Stmt* body);
+  /// The value of a thread-mapping expression for thread `tid` of the
+  /// block, when it depends on nothing else.
+  std::optional<std::int64_t> threadValue(const Expr* e, std::int64_t tid, int depth = 0) const;
+  /// Which threads of the block reach the current statement, as far as the
+  /// masks of parallel levels and `inthreads` predicates tell.
+  std::vector<bool> activeThreads() const;
+  /// The threads a cooperative operation at this point spreads over and
+  /// this thread's rank among them: the block, or the enclosing `inthreads`
+  /// region; false (after a diagnostic) when the region is not a contiguous
+  /// range of threads.
+  bool regionThreads(llvm::SMRange where, std::int64_t& threads, const Expr*& rank);
+
   // ---- Emission helpers ----
   Stmt* emit(StmtKind kind, llvm::SMLoc loc);
   /// Emits a barrier unless one of the same scope already separates the
   /// statements before it from the ones after it.
   void barrier(kir::Scope scope, llvm::SMLoc loc);
-  bool barrierRedundant(kir::Scope scope) const;
+  bool barrierRedundant(kir::Scope scope, std::int64_t namedId) const;
   /// Drops loop-end barriers the next iteration's first barrier makes
   /// redundant (LowerBarriers.cpp).
   void elideBarriers(std::vector<kir::Stmt*>& body);
@@ -250,6 +283,45 @@ class Lowerer {
   /// Buffers TMA writes: dense rows, no padding.
   llvm::DenseSet<const sema::Symbol*> tmaDests_;
   bool anyMbarrier_ = false;
+
+  /// An `inthreads` region being lowered: its threads (a contiguous range
+  /// [lo, hi) when `contiguous`) and the named barrier its barriers use (0:
+  /// the region is the whole block).
+  struct Region {
+    std::int64_t lo = 0, hi = 0, threads = 0;
+    bool contiguous = true;
+    std::int64_t barrierId = 0;
+    llvm::SMRange range;
+    bool reported = false;
+  };
+  std::vector<Region> regions_;
+  std::int64_t nextNamedBarrier_ = 1;
+  /// Conditions that mask threads at the current statement (parallel level
+  /// masks, `inthreads` predicates).
+  std::vector<const Expr*> activeConds_;
+  /// Thread-mapping variables (`tid_`-derived lets) and their values.
+  llvm::StringMap<const Expr*> threadLets_;
+  /// Events of the current kernel.
+  struct EventInfo {
+    kir::Buffer* buffer = nullptr;
+    std::int64_t elements = 1;
+    bool array = false;
+    bool ready = false;
+    std::int64_t declaredCount = 0;
+    /// Arrivals per phase, from the first trigger (0: never triggered).
+    std::int64_t arrivals = 0;
+    llvm::SMRange arrivalsAt;
+    std::string phases;
+    kir::Stmt* init = nullptr;
+  };
+  llvm::DenseMap<const sema::Symbol*, EventInfo> events_;
+  /// Async TMA futures whose completion a `trigger e after f` binds to an
+  /// event, with that trigger's event expression.
+  llvm::DenseMap<const sema::Symbol*, const ast::Expr*> eventBound_;
+  /// Bytes an event-bound TMA copy delivers (per future), and bytes issued on
+  /// an event by the legacy `tma.copy.async<e>` since its last trigger.
+  llvm::DenseMap<const sema::Symbol*, std::int64_t> boundBytes_;
+  llvm::DenseMap<const sema::Symbol*, std::int64_t> pendingEventBytes_;
 };
 
 }  // namespace croqc::lower

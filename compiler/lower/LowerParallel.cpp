@@ -40,7 +40,7 @@ const Expr* Lowerer::leaderCondition() {
   const LevelFrame& f = currentFrame();
   if (f.span <= 1) return nullptr;
   const Expr* tid = m().var("tid_");
-  if (f.span >= kernel_->threads) return m().eq(tid, m().intc(0));
+  if (f.span >= kernel_->threads) return m().eq(tid, m().intc(regions_.empty() ? 0 : regions_.back().lo));
   return m().eq(m().mod(tid, m().intc(f.span)), m().intc(0));
 }
 
@@ -111,6 +111,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
   auto levelsIt = sema_.parallelLevels.find(p);
   std::vector<Stmt*>* into = out_;
   size_t framesBefore = frames_.size();
+  size_t masks = 0;
   unsigned blockDim = 0;
   for (size_t bi = 0; bi < p->bindings.size(); ++bi) {
     const ParallelBinding& b = p->bindings[bi];
@@ -177,6 +178,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
     let->value = index;
     let->maybeUnused = true;
     into->push_back(let);
+    threadLets_[indexName] = index;
     const Expr* idx = m().var(indexName);
     std::int64_t inner = product;
     for (size_t d = 0; d < info->vars.size() && d < extents.size(); ++d) {
@@ -190,6 +192,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
       vlet->value = v;
       vlet->maybeUnused = true;
       into->push_back(vlet);
+      threadLets_[name] = v;
       bindValue(info->vars[d], m().var(name));
     }
     // Threads past the level's instances are masked off.
@@ -198,19 +201,29 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
       mask->cond = m().lt(idx, m().intc(product));
       into->push_back(mask);
       into = &mask->body;
+      activeConds_.push_back(mask->cond);
+      ++masks;
     }
     frames_.push_back(frame);
   }
   nested(*into, [&] { lowerBody(p->body); });
+  activeConds_.resize(activeConds_.size() - masks);
   // Spec 21.1: the threads of an inner parallel finish before the statements
   // after it run.
   if (p != kernelInfo_->root && frames_.size() > framesBefore && frames_[framesBefore].level != ParallelLevel::Block) {
     const LevelFrame& outer = framesBefore > 0 ? frames_[framesBefore - 1] : frames_.front();
+    kir::Scope scope = outer.span == 32 && outer.span < kernel_->threads ? kir::Scope::Warp : kir::Scope::Cta;
+    frames_.resize(framesBefore);
     Stmt* bar = m().stmt(StmtKind::Barrier, p->range().End);
-    bar->scope = outer.span >= kernel_->threads ? kir::Scope::Cta
-                 : outer.span == 32             ? kir::Scope::Warp
-                                                : kir::Scope::Cta;
-    out_->push_back(bar);
+    bar->scope = scope;
+    if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
+      // Inside an `inthreads` region: over the region's threads.
+      std::vector<Stmt*> one;
+      nested(one, [&] { barrier(scope, p->range().End); });
+      for (Stmt* s : one) out_->push_back(s);
+    } else {
+      out_->push_back(bar);
+    }
   }
   frames_.resize(framesBefore);
 }

@@ -42,7 +42,8 @@ void collect(const kir::Stmt* s, llvm::DenseSet<const kir::Buffer*>& out) {
 }
 
 bool isCtaBarrier(const kir::Stmt* s) {
-  return s->kind == StmtKind::Barrier && s->scope == kir::Scope::Cta;
+  // A named barrier orders only an `inthreads` region's threads.
+  return s->kind == StmtKind::Barrier && s->scope == kir::Scope::Cta && s->count == 0;
 }
 
 std::int64_t bytesOf(const kir::Buffer* b) { return b->totalElements() * target::elementBytes(b->elem); }

@@ -183,10 +183,25 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   }
   std::string map = tensorMap(src->buffer, rows, boxCols, swizzle);
 
-  // The mbarrier: the future's (rotated with it), or one for this copy.
+  // The mbarrier: an event's (`trigger e after f`, `tma.copy.async<e>`),
+  // the future's (rotated with it), or one for this copy.
   std::string bar, phase;
   bool async = d->isAsync && future;
-  if (async) {
+  const ast::Expr* eventExpr = d->asyncEvent;
+  if (future)
+    if (auto it = eventBound_.find(future); it != eventBound_.end() && d->isAsync) eventExpr = it->second;
+  std::optional<EventRef> event;
+  std::int64_t threads = 0;
+  const Expr* rank = nullptr;
+  if (!regionThreads(d->range(), threads, rank)) return;
+  if (eventExpr) {
+    event = lowerEventRef(eventExpr);
+    if (!event) return;
+    bar = eventAddress(*event);
+    std::int64_t bytes = rows * cols * elemBytes;
+    if (d->asyncEvent) pendingEventBytes_[event->symbol] += bytes;
+    else boundBytes_[future] = bytes;
+  } else if (async) {
     bar = nameFor(future) + "_bar";
     phase = nameFor(future) + "_phase";
     if (!tmaFutures_.count(future)) {
@@ -205,9 +220,13 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   }
 
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
-  barrier(kir::Scope::Cta, d->loc());
+  // An event-bound copy is ordered by the event protocol (the producer waits
+  // for `empty` before it overwrites a slot).
+  if (!event) barrier(kir::Scope::Cta, d->loc());
   Stmt* load = emit(StmtKind::TmaLoad, d->loc());
   load->cond = ok;
+  load->rank = rank;
+  load->async = event.has_value();
   load->dst = *dst;
   load->src = *src;
   load->src.row0 = r0;
@@ -222,11 +241,14 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     c->dst = *dst;
     c->src = *src;
     c->scope = kir::Scope::Cta;
-    c->threads = kernel_->threads;
-    c->rank = m().var("tid_");
+    c->threads = threads;
+    c->rank = rank;
     c->zfill = true;
     if (db->swizzleBytes) emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
+    // The trigger's single arrival follows every thread's part of the copy.
+    if (event) barrier(kir::Scope::Cta, d->loc());
   });
+  if (event) return;
   if (!async) {
     Stmt* wait = emit(StmtKind::TmaWait, d->loc());
     wait->cond = ok;
@@ -274,13 +296,17 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   store->text = map;
   store->count = 1;
   store->k = m().intc(cols);
+  std::int64_t threads = 0;
+  const Expr* rank = nullptr;
+  if (!regionThreads(d->range(), threads, rank)) return;
+  store->rank = rank;
   nested(store->body, [&] {
     Stmt* c = emit(StmtKind::Copy, d->loc());
     c->dst = *dst;
     c->src = src;
     c->scope = kir::Scope::Cta;
-    c->threads = kernel_->threads;
-    c->rank = m().var("tid_");
+    c->threads = threads;
+    c->rank = rank;
   });
   barrier(kir::Scope::Cta, d->loc());
 }

@@ -385,3 +385,5 @@ void mma(frag_c<AccT>& acc, const frag_a& a, const frag_b& b, const char* file =
 
 }  // namespace mma
 }  // namespace croq
+
+#include "croq/cpu/event.h"

@@ -21,9 +21,9 @@
 //
 // A barrier that can never complete is an error, not a hang: when every
 // thread of a block waits or has returned, the runtime prints which threads
-// wait at which barrier (the call's file and line) and which have returned,
-// and exits with status 1. A warp whose lanes reach different
-// warp-collective operations is reported the same way.
+// wait at which barrier (the call's file and line) or for which event, and
+// which have returned, and exits with status 1. A warp whose lanes reach
+// different warp-collective operations is reported the same way.
 #pragma once
 
 #include <cstddef>
@@ -57,6 +57,21 @@ struct Site {
   const char* what = "";
   const char* file = "";
   int line = 0;
+  // A wait for an event: `what` is its name, `index` its element (-1 for a
+  // single event).
+  bool event = false;
+  int index = -1;
+
+  bool same(const Site& o) const {
+    return line == o.line && event == o.event && index == o.index && std::strcmp(what, o.what) == 0 &&
+           std::strcmp(file, o.file) == 0;
+  }
+  std::string describe() const {
+    if (!event) return what;
+    std::string s = "a wait for event `" + std::string(what);
+    if (index >= 0) s += "[" + std::to_string(index) + "]";
+    return s + "`";
+  }
 };
 
 // One GPU thread.
@@ -142,6 +157,8 @@ class BlockRunner {
     cta_generation_ = 0;
     cta_waiters_.clear();
     cta_waiters_.reserve(n_);
+    for (NamedBarrier& nb : named_) nb = NamedBarrier{};
+    event_waiters_.clear();
     if (shared_capacity_ < launch.shared_bytes) {
       shared_capacity_ = launch.shared_bytes;
       // Poisoned like fresh GPU memory often is, so a read before a write is
@@ -187,6 +204,39 @@ class BlockRunner {
     cta_waiters_.push_back(current_->tid);
     wait_here(site);
     return cta_sum_[slot];
+  }
+
+  // Named barrier `id` (bar.sync id, count): returns once `count` threads
+  // have reached it.
+  void sync_named(unsigned id, unsigned count, const Site& site) {
+    NamedBarrier& b = named_[id % kNamedBarriers];
+    if (b.arrived == 0) b.expected = count;
+    if (++b.arrived >= b.expected) {
+      b.arrived = 0;
+      for (unsigned t : b.waiters) make_ready(t);
+      b.waiters.clear();
+      return;
+    }
+    b.waiters.push_back(current_->tid);
+    wait_here(site);
+  }
+
+  // Blocks the running thread until `done()` holds; `key` (an event's
+  // mbarrier) names what it waits for, and wake(key) lets it look again.
+  template <typename F>
+  void wait_until(const void* key, const Site& site, F&& done) {
+    while (!done()) {
+      event_waiters_.push_back({current_->tid, key});
+      wait_here(site);
+    }
+  }
+  void wake(const void* key) {
+    std::size_t kept = 0;
+    for (const EventWaiter& w : event_waiters_) {
+      if (w.key == key) make_ready(w.tid);
+      else event_waiters_[kept++] = w;
+    }
+    event_waiters_.resize(kept);
   }
 
   Warp& current_warp() { return *warps_[current_->tid / 32]; }
@@ -296,21 +346,17 @@ class BlockRunner {
       const Fiber& f = fibers_[t];
       if (f.state != Fiber::State::Waiting) continue;
       bool seen = false;
-      for (const Site& s : sites)
-        seen = seen || (s.line == f.site.line && std::strcmp(s.what, f.site.what) == 0 &&
-                        std::strcmp(s.file, f.site.file) == 0);
+      for (const Site& s : sites) seen = seen || s.same(f.site);
       if (!seen) sites.push_back(f.site);
     }
     for (const Site& s : sites) {
       std::vector<unsigned> tids;
       for (unsigned t = 0; t < n_; ++t) {
         const Fiber& f = fibers_[t];
-        if (f.state == Fiber::State::Waiting && f.site.line == s.line && std::strcmp(f.site.what, s.what) == 0 &&
-            std::strcmp(f.site.file, s.file) == 0)
-          tids.push_back(t);
+        if (f.state == Fiber::State::Waiting && f.site.same(s)) tids.push_back(t);
       }
-      std::fprintf(stderr, "  %zu of %u threads wait at %s (%s:%d): threads %s\n", tids.size(), n_, s.what, s.file,
-                   s.line, ranges(tids).c_str());
+      std::fprintf(stderr, "  %zu of %u threads wait at %s (%s:%d): threads %s\n", tids.size(), n_,
+                   s.describe().c_str(), s.file, s.line, ranges(tids).c_str());
     }
     std::vector<unsigned> returned;
     for (unsigned t = 0; t < n_; ++t)
@@ -318,9 +364,16 @@ class BlockRunner {
     if (!returned.empty())
       std::fprintf(stderr, "  %zu of %u threads have returned from the kernel: threads %s\n", returned.size(), n_,
                    ranges(returned).c_str());
+    bool anyEvent = false;
+    for (const Site& s : sites) anyEvent = anyEvent || s.event;
+    if (anyEvent)
+      std::fprintf(stderr,
+                   "  an event's phase completes when every thread that triggers it has arrived (a missing "
+                   "`trigger`, or a consumer that never seeds `empty`, spec 14.3); on a GPU this is a hang\n");
     std::fprintf(stderr,
-                 "  a barrier completes when every thread of the block (of the warp, for warp operations) "
-                 "reaches it; on a GPU this is a hang or undefined behaviour\n");
+                 "  a barrier completes when every thread of the block (of the warp, for warp operations; of "
+                 "the `inthreads` region, for its barriers) reaches it; on a GPU this is a hang or undefined "
+                 "behaviour\n");
     for (const Site& s : sites) {
       if (std::strstr(s.file, "croqc-generated") != nullptr) {
         std::fprintf(stderr,
@@ -362,6 +415,18 @@ class BlockRunner {
   int cta_sum_[2] = {0, 0};
   Site cta_site_;
   std::vector<unsigned> cta_waiters_;
+  static constexpr unsigned kNamedBarriers = 16;
+  struct NamedBarrier {
+    unsigned arrived = 0;
+    unsigned expected = 0;
+    std::vector<unsigned> waiters;
+  };
+  NamedBarrier named_[kNamedBarriers];
+  struct EventWaiter {
+    unsigned tid;
+    const void* key;
+  };
+  std::vector<EventWaiter> event_waiters_;
   struct FreeDeleter {
     void operator()(unsigned char* p) const { std::free(p); }
   };

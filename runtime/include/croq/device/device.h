@@ -15,6 +15,7 @@
 
 #include "croq/device/arch.h"
 #include "croq/device/cp_async.h"
+#include "croq/device/event.h"
 #include "croq/device/fence.h"
 #include "croq/device/ldmatrix.h"
 #include "croq/device/mbarrier.h"

@@ -6,7 +6,8 @@
 //       shared memory) and vice versa. Write the tile, fence, barrier, then
 //       issue the wgmma / TMA store.
 //   fence_proxy_async()         fence.proxy.async;                   sm_90 (all state spaces)
-//   fence_mbarrier_init()       fence.mbarrier_init.release.cluster;  sm_90
+//   fence_mbarrier_init()       fence.mbarrier_init.release.cluster;  sm_90 (earlier: nothing, the
+//                               __syncthreads() after the initialisation suffices)
 //       Makes mbarrier.init visible to the async proxy (TMA complete_tx) and to
 //       the other CTAs of the cluster; follow it with a barrier.
 //   fence_acq_rel_cta()         fence.acq_rel.cta;                   sm_70
@@ -40,6 +41,9 @@ CROQ_DEVICE void fence_proxy_async() {
 CROQ_DEVICE void fence_mbarrier_init() {
 #if CROQ_SM90_ENABLED
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#elif CROQ_SM80_ENABLED
+  // Before sm_90 only the CTA's threads use an mbarrier; the __syncthreads()
+  // that follows the initialisation makes it visible to them.
 #else
   CROQ_UNSUPPORTED_ARCH();
 #endif

@@ -1,0 +1,418 @@
+// Events (spec 14) and `inthreads` regions (spec 10.2).
+//
+// `inthreads (pred) body` is `if (pred) { body }`; the sync form adds a
+// barrier after it. Which threads run the body is known at compile time:
+// the predicate is over parallel variables, which are functions of the
+// thread index, so lowering evaluates it for every thread of the block. The
+// threads of a region form its scope: a cooperative copy spreads over them,
+// one of them issues a TMA copy, and a barrier inside it is a named barrier
+// (`bar.sync id, n`) over them instead of `__syncthreads()`, which the other
+// roles never reach.
+//
+// `shared event e[N]` is an array of N mbarriers. Its arrival count per phase
+// comes from the threads that trigger it: every warp that reaches a
+// `trigger` arrives once (after `__syncwarp`), or every thread when the
+// triggering threads are not whole warps, or one thread for a trigger bound
+// to TMA copies (`trigger e after f`, or the legacy `tma.copy.async<e>`),
+// whose arrival also expects the copies' bytes. All triggers of one event
+// must agree. A `wait e[i]` waits for the phase whose parity is bit i of the
+// waiting thread's phase mask and flips the bit (spec 14.2); `e.at(order)`
+// names slot `order % N` and parity `(order / N) % 2` itself (spec 14.5).
+// An event-bound TMA copy is issued on the event's mbarrier where it is
+// written, without arriving; the trigger supplies the arrival.
+#include "lower/LowerImpl.h"
+
+#include <llvm/Support/FormatVariadic.h>
+
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+// ---------------------------------------------------------------------------
+// Threads known at compile time
+
+std::optional<std::int64_t> Lowerer::threadValue(const Expr* e, std::int64_t tid, int depth) const {
+  if (!e || depth > 64) return std::nullopt;
+  switch (e->kind) {
+    case kir::ExprKind::IntConst:
+    case kir::ExprKind::BoolConst: return e->intValue;
+    case kir::ExprKind::Var: {
+      if (e->name == "tid_") return tid;
+      auto it = threadLets_.find(e->name);
+      if (it == threadLets_.end()) return std::nullopt;
+      return threadValue(it->second, tid, depth + 1);
+    }
+    case kir::ExprKind::Convert: return threadValue(e->operands[0], tid, depth + 1);
+    case kir::ExprKind::Unary: {
+      std::optional<std::int64_t> a = threadValue(e->operands[0], tid, depth + 1);
+      if (!a) return std::nullopt;
+      if (e->name == "-") return -*a;
+      if (e->name == "!") return *a == 0;
+      return std::nullopt;
+    }
+    case kir::ExprKind::Select: {
+      std::optional<std::int64_t> c = threadValue(e->operands[0], tid, depth + 1);
+      if (!c) return std::nullopt;
+      return threadValue(e->operands[*c ? 1 : 2], tid, depth + 1);
+    }
+    case kir::ExprKind::Binary: {
+      std::optional<std::int64_t> a = threadValue(e->operands[0], tid, depth + 1);
+      std::optional<std::int64_t> b = threadValue(e->operands[1], tid, depth + 1);
+      if (!a || !b) return std::nullopt;
+      llvm::StringRef op = e->name;
+      if (op == "+") return *a + *b;
+      if (op == "-") return *a - *b;
+      if (op == "*") return *a * *b;
+      if (op == "/") return *b ? std::optional<std::int64_t>(*a / *b) : std::nullopt;
+      if (op == "%") return *b ? std::optional<std::int64_t>(*a % *b) : std::nullopt;
+      if (op == "==") return *a == *b;
+      if (op == "!=") return *a != *b;
+      if (op == "<") return *a < *b;
+      if (op == "<=") return *a <= *b;
+      if (op == ">") return *a > *b;
+      if (op == ">=") return *a >= *b;
+      if (op == "&&") return *a && *b;
+      if (op == "||") return *a || *b;
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::vector<bool> Lowerer::activeThreads() const {
+  std::vector<bool> on(static_cast<size_t>(kernel_->threads), true);
+  for (const Expr* c : activeConds_)
+    for (std::int64_t t = 0; t < kernel_->threads; ++t)
+      if (std::optional<std::int64_t> v = threadValue(c, t)) on[t] = on[t] && *v != 0;
+  return on;
+}
+
+bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Expr*& rank) {
+  threads = kernel_->threads;
+  rank = m().var("tid_");
+  if (regions_.empty()) return true;
+  Region& r = regions_.back();
+  if (!r.contiguous) {
+    if (!r.reported)
+      unsupported(where, "a cooperative operation inside an `inthreads` region whose threads are not consecutive",
+                  "select whole warpgroups or a range of threads, e.g. `inthreads.async (p >= 1)`");
+    r.reported = true;
+    return false;
+  }
+  threads = r.threads;
+  rank = m().sub(m().var("tid_"), m().intc(r.lo));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// inthreads
+
+void Lowerer::lowerInthreads(const InthreadsStmt* s) {
+  comment(s);
+  const Expr* cond = lowerCondition(s->cond);
+  Stmt* branch = emit(StmtKind::If, s->loc());
+  branch->cond = cond;
+  activeConds_.push_back(cond);
+  std::vector<bool> on = activeThreads();
+  Region r;
+  r.range = s->range();
+  r.lo = -1;
+  for (std::int64_t t = 0; t < kernel_->threads; ++t) {
+    if (!on[t]) continue;
+    if (r.lo < 0) r.lo = t;
+    r.hi = t + 1;
+    ++r.threads;
+  }
+  if (r.lo < 0) r.lo = r.hi = 0;
+  r.contiguous = r.threads == r.hi - r.lo;
+  if (r.threads == kernel_->threads) {
+    r.barrierId = 0;
+  } else if (r.contiguous && r.lo % 32 == 0 && r.threads % 32 == 0) {
+    // bar.sync 0 is __syncthreads; ids 1..15 are free.
+    if (nextNamedBarrier_ > 15)
+      unsupported(s->range(), "more than 15 `inthreads` regions in one kernel", "each region needs a named barrier");
+    r.barrierId = nextNamedBarrier_++;
+  } else {
+    r.barrierId = -1;
+  }
+  regions_.push_back(r);
+  nested(branch->body, [&] { lowerBody(s->body); });
+  regions_.pop_back();
+  activeConds_.pop_back();
+  // The sync form: every thread continues once the region's threads are done.
+  if (!s->isAsync) barrier(kir::Scope::Cta, s->range().End);
+}
+
+// ---------------------------------------------------------------------------
+// Event declarations and references
+
+void Lowerer::lowerEventDecl(const EventDeclStmt* d) {
+  auto decls = sema_.declarations.find(d);
+  if (decls == sema_.declarations.end()) return;
+  if (frames_.size() != 1 || !regions_.empty()) {
+    unsupported(d->range(), "an event declared inside a role or an inner `parallel`",
+                "declare events at block scope, before the roles (spec 14.4)");
+    return;
+  }
+  std::int64_t declared = 0;
+  if (d->count) {
+    const Expr* c = lowerInt(d->count);
+    if (!c || !c->isConst() || c->intValue <= 0) {
+      unsupported(d->count->range(), "an event count that is not a positive constant");
+      return;
+    }
+    declared = c->intValue;
+  }
+  for (size_t i = 0; i < d->decls.size() && i < decls->second.size(); ++i) {
+    const sema::Symbol* sym = decls->second[i];
+    const Declarator& decl = d->decls[i];
+    EventInfo info;
+    info.array = !sym->type.arrayDims.empty();
+    for (const sym::SymExpr* n : sym->type.arrayDims) info.elements *= sym::constantValue(n).value_or(1);
+    if (info.elements > 32) {
+      unsupported(decl.range, "an event array of more than 32 elements",
+                  "each waiting thread keeps one phase bit per element in a 32-bit mask");
+      continue;
+    }
+    if (decl.init) {
+      const auto* n = llvm::dyn_cast<NameExpr>(decl.init);
+      if (!n || n->name != "ready") {
+        unsupported(decl.init->range(), "this event initialiser", "events start pending, or `= ready` (spec 14.1)");
+        continue;
+      }
+      info.ready = true;
+    }
+    info.declaredCount = declared;
+    kir::Buffer* b = m().buffer();
+    b->name = fresh(nameFor(sym));
+    b->elem = TokenKind::ty_u64;
+    b->space = kir::Space::Shared;
+    b->shape = {m().intc(info.elements)};
+    b->strides = {m().intc(1)};
+    b->rowStride = 1;
+    b->slotElements = info.elements;
+    b->loc = decl.range.Start;
+    kernel_->sharedBuffers.push_back(b);
+    info.buffer = b;
+    // The arrival count is known once every trigger has been lowered; the
+    // kernel fills it in (lowerKernel).
+    std::vector<Stmt*>* saved = out_;
+    out_ = &prologue_;
+    info.init = emit(StmtKind::Raw, d->loc());
+    out_ = saved;
+    anyMbarrier_ = true;
+    events_[sym] = info;
+  }
+}
+
+std::string Lowerer::eventAddress(const EventRef& r) {
+  std::string idx = printExpr(r.index);
+  return idx == "0" ? r.buffer->name : r.buffer->name + " + (" + idx + ")";
+}
+
+std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
+  EventRef ref;
+  const ast::Expr* base = e;
+  const ast::Expr* order = nullptr;
+  const ast::Expr* index = nullptr;
+  if (const auto* mth = llvm::dyn_cast<MethodExpr>(e); mth && mth->method == TokenKind::m_at) {
+    base = mth->base;
+    if (mth->args.size() != 1) {
+      unsupported(e->range(), "this event reference", "`e.at(order)` takes one order");
+      return std::nullopt;
+    }
+    order = mth->args[0];
+  } else if (const auto* sub = llvm::dyn_cast<SubscriptExpr>(e)) {
+    base = sub->base;
+    if (sub->indices.size() != 1) {
+      unsupported(e->range(), "an index into a multi-dimensional event array");
+      return std::nullopt;
+    }
+    index = sub->indices[0];
+  }
+  const auto* name = llvm::dyn_cast<NameExpr>(base);
+  const sema::Symbol* sym = name ? sema_.references.lookup(name) : nullptr;
+  auto it = sym ? events_.find(sym) : events_.end();
+  if (it == events_.end()) {
+    unsupported(e->range(), "this event reference", "name an event declared at block scope: `e`, `e[i]`, `e.at(order)`");
+    return std::nullopt;
+  }
+  const EventInfo& info = it->second;
+  ref.symbol = sym;
+  ref.buffer = info.buffer;
+  if (order) {
+    // `e.at(order++)`: the order before the increment; the caller advances it.
+    const ast::Expr* o = order;
+    if (const auto* post = llvm::dyn_cast<PostfixExpr>(order); post && post->op == TokenKind::plusplus) {
+      o = post->operand;
+      if (const auto* on = llvm::dyn_cast<NameExpr>(o)) ref.advance = sema_.references.lookup(on);
+      if (!ref.advance) {
+        unsupported(order->range(), "this event order", "advance a mutable integer: `e.at(order++)`");
+        return std::nullopt;
+      }
+    }
+    const Expr* ord = lowerInt(o);
+    if (!ord) return std::nullopt;
+    const Expr* n = m().intc(info.elements);
+    ref.index = m().mod(ord, n);
+    const Expr* parity = m().mod(m().div(ord, n), m().intc(2));
+    // `= ready`: generation 0 has completed already, so every parity is one
+    // phase behind.
+    if (info.ready) parity = m().sub(m().intc(1), parity);
+    ref.parity = parity;
+    return ref;
+  }
+  if (info.array && !index) {
+    unsupported(e->range(), "an event array used whole", "name one element: `e[i]` or `e.at(order)`");
+    return std::nullopt;
+  }
+  ref.index = index ? lowerInt(index) : m().intc(0);
+  if (!ref.index) return std::nullopt;
+  return ref;
+}
+
+void Lowerer::findEventBoundCopies(const ast::Stmt* body) {
+  std::function<void(const ast::Stmt*)> walk = [&](const ast::Stmt* s) {
+    if (!s) return;
+    if (const auto* t = llvm::dyn_cast<TriggerStmt>(s); t && !t->after.empty() && t->targets.size() == 1)
+      for (const ast::Expr* f : t->after)
+        if (const auto* n = llvm::dyn_cast<NameExpr>(f))
+          if (const sema::Symbol* sym = sema_.references.lookup(n)) eventBound_[sym] = t->targets[0];
+    switch (s->kind()) {
+      case NodeKind::CompoundStmt:
+        for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) walk(c);
+        break;
+      case NodeKind::ParallelStmt: walk(llvm::cast<ParallelStmt>(s)->body); break;
+      case NodeKind::WithStmt: walk(llvm::cast<WithStmt>(s)->body); break;
+      case NodeKind::ForeachStmt: walk(llvm::cast<ForeachStmt>(s)->body); break;
+      case NodeKind::WhileStmt: walk(llvm::cast<WhileStmt>(s)->body); break;
+      case NodeKind::InthreadsStmt: walk(llvm::cast<InthreadsStmt>(s)->body); break;
+      case NodeKind::IfStmt:
+        walk(llvm::cast<IfStmt>(s)->then);
+        walk(llvm::cast<IfStmt>(s)->otherwise);
+        break;
+      default: break;
+    }
+  };
+  walk(body);
+}
+
+// ---------------------------------------------------------------------------
+// trigger and wait
+
+void Lowerer::lowerTrigger(const TriggerStmt* t) {
+  if (t->after.size() && t->targets.size() != 1) {
+    unsupported(t->range(), "`trigger ... after` with several events", "bind the copies to one event");
+    return;
+  }
+  // TMA copies bound to the event: their bytes (GPU) or their completion
+  // (the CPU target runs them as async copies, waited for here).
+  std::int64_t bytes = 0;
+  bool bound = false;
+  std::vector<const sema::Symbol*> cpuCopies;
+  for (const ast::Expr* f : t->after) {
+    const auto* n = llvm::dyn_cast<NameExpr>(f);
+    const sema::Symbol* sym = n ? sema_.references.lookup(n) : nullptr;
+    if (!sym) continue;
+    bound = true;
+    if (auto it = boundBytes_.find(sym); it != boundBytes_.end()) bytes += it->second;
+    else if (asyncFutures_.count(sym)) cpuCopies.push_back(sym);
+  }
+  if (!cpuCopies.empty()) {
+    const Expr* newest = nullptr;
+    for (const sema::Symbol* s : cpuCopies) {
+      const Expr* seq = m().var(nameFor(s) + "_seq");
+      newest = newest ? m().max(newest, seq) : seq;
+    }
+    Stmt* wait = emit(StmtKind::AsyncWait, t->loc());
+    wait->value = m().sub(m().var("async_issued_"), newest);
+    barrier(kir::Scope::Cta, t->loc());
+  }
+  std::int64_t threads = 0;
+  const Expr* rank = nullptr;
+  for (const ast::Expr* target : t->targets) {
+    std::optional<EventRef> ref = lowerEventRef(target);
+    if (!ref) continue;
+    EventInfo& info = events_[ref->symbol];
+    bool legacy = false;
+    if (auto it = pendingEventBytes_.find(ref->symbol); it != pendingEventBytes_.end()) {
+      bytes += it->second;
+      pendingEventBytes_.erase(it);
+      legacy = true;
+    }
+    Stmt* a = m().stmt(StmtKind::EventArrive, t->loc());
+    a->buffer = ref->buffer;
+    a->index = ref->index;
+    a->text = eventAddress(*ref);
+    std::int64_t arrivals = 0;
+    if (bound || legacy) {
+      // One elected thread arrives for the copies.
+      if (!rank && !regionThreads(t->range(), threads, rank)) return;
+      a->rank = rank;
+      a->count = bytes;
+      a->cond = bytes ? m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean()) : nullptr;
+      arrivals = 1;
+    } else {
+      std::vector<bool> on = activeThreads();
+      std::int64_t active = 0;
+      bool wholeWarps = true;
+      for (std::int64_t w = 0; w * 32 < kernel_->threads; ++w) {
+        std::int64_t lanes = 0, present = std::min<std::int64_t>(32, kernel_->threads - 32 * w);
+        for (std::int64_t l = 0; l < present; ++l) lanes += on[32 * w + l];
+        active += lanes;
+        wholeWarps = wholeWarps && (lanes == 0 || lanes == 32);
+      }
+      a->scope = wholeWarps && active >= 32 ? kir::Scope::Warp : kir::Scope::Thread;
+      arrivals = a->scope == kir::Scope::Warp ? active / 32 : active;
+    }
+    if (info.arrivals == 0) {
+      info.arrivals = arrivals;
+      info.arrivalsAt = t->range();
+    } else if (info.arrivals != arrivals) {
+      diags_.report(t->loc(), DiagKind::err_event_arrivals_mismatch, ref->symbol->name, arrivals, info.arrivals)
+          .range(t->range())
+          .note(info.arrivalsAt.Start, DiagKind::note_event_first_trigger);
+    }
+    out_->push_back(a);
+    if (ref->advance) {
+      Stmt* inc = emit(StmtKind::Assign, t->loc());
+      inc->var = nameFor(ref->advance);
+      inc->op = "+=";
+      inc->value = m().intc(1);
+    }
+  }
+}
+
+void Lowerer::lowerEventWait(const ast::Expr* target, llvm::SMLoc loc) {
+  std::optional<EventRef> ref = lowerEventRef(target);
+  if (!ref) return;
+  EventInfo& info = events_[ref->symbol];
+  Stmt* w = emit(StmtKind::EventWait, loc);
+  w->buffer = ref->buffer;
+  w->index = info.array ? ref->index : m().intc(-1);
+  w->text = eventAddress(*ref);
+  w->op = ref->symbol->name;
+  if (ref->parity) {
+    w->value = ref->parity;
+  } else {
+    if (info.phases.empty()) {
+      // Each waiting thread's phase bits, one per element.
+      info.phases = info.buffer->name + "_ph";
+      std::uint32_t all = info.elements >= 32 ? 0xFFFFFFFFu : (1u << info.elements) - 1u;
+      Stmt* decl = m().stmt(StmtKind::Raw, loc);
+      decl->text = "std::uint32_t " + info.phases + " = " + (info.ready ? std::to_string(all) + "u" : "0u") + ";";
+      prologue_.push_back(decl);
+    }
+    w->var = info.phases;
+  }
+  if (ref->advance) {
+    Stmt* inc = emit(StmtKind::Assign, loc);
+    inc->var = nameFor(ref->advance);
+    inc->op = "+=";
+    inc->value = m().intc(1);
+  }
+}
+
+}  // namespace croqc::lower
