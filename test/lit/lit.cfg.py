@@ -10,7 +10,10 @@
 #   llvm_bin   where FileCheck, not and count live (default: /usr/lib/llvm-14/bin)
 #
 # Substitutions: %croqc, %python, %nvcc-sm86 and %nvcc-sm90a (nvcc -c with
-# every warning an error, for generated CUDA), %cxx-cpu (the host compiler
+# every warning an error, for generated CUDA), %nvcc-cubin-sm86 and
+# %nvcc-cubin-sm90a (the same, writing a cubin), %sass-opcodes
+# (utils/sass-opcodes: the SASS mnemonics of a cubin, without cuobjdump),
+# %cuobjdump (where the feature is), %cxx-cpu (the host compiler
 # as `croqc --target=cpu` runs it: the CPU runtime's shims first on the
 # include path), %expect-exit STATUS (runs the rest of the
 # line and fails unless it exits with STATUS), FileCheck, not, count.
@@ -18,7 +21,8 @@
 # --target=cpu: $CXX, else g++), gpu (`nvidia-smi -L` works: a usable
 # NVIDIA GPU), root (tests run as root, so file permissions do not stop
 # reads), script (util-linux `script`, to run croqc on a pseudo-terminal),
-# cuobjdump (SASS can be read).
+# cuobjdump (CUDA's binary utilities are installed: the SASS checks of
+# utils/sass-opcodes are compared with cuobjdump's).
 # GPU tests say `REQUIRES: gpu` and are UNSUPPORTED on CI.
 
 import os
@@ -63,6 +67,8 @@ def tool_pattern(name):
 config.substitutions.append(("%croqc", croqc))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(
+    ("%sass-opcodes", f"{sys.executable} {os.path.join(repo_root, 'utils', 'sass-opcodes')}"))
+config.substitutions.append(
     ("%expect-exit", f"{sys.executable} {os.path.join(config.test_source_root, 'Inputs', 'expect-exit.py')}"))
 for name in ("FileCheck", "not", "count"):
     config.substitutions.append((tool_pattern(name), tool(name)))
@@ -86,6 +92,11 @@ if nvcc:
     config.substitutions.append(("%nvcc-sm86", common + " -gencode=arch=compute_86,code=sm_86"))
     config.substitutions.append(("%nvcc-sm90a-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_90a"))
     config.substitutions.append(("%nvcc-sm90a", common + " -gencode=arch=compute_90a,code=sm_90a"))
+    # `%nvcc-cubin-sm90a FILE.cu -o FILE.cubin`: the device code alone, for
+    # %sass-opcodes (ptxas comes with nvcc).
+    cubin = common.replace(" -c ", " -cubin ")
+    config.substitutions.append(("%nvcc-cubin-sm86", cubin + " -gencode=arch=compute_86,code=sm_86"))
+    config.substitutions.append(("%nvcc-cubin-sm90a", cubin + " -gencode=arch=compute_90a,code=sm_90a"))
     config.environment["NVCC"] = nvcc
 
 
@@ -119,7 +130,9 @@ if gpu_works():
     config.available_features.add("gpu")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")
-if shutil.which("cuobjdump", path=cuda_path):
+cuobjdump = shutil.which("cuobjdump", path=cuda_path)
+if cuobjdump:
     config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", cuobjdump))
 if shutil.which("script"):
     config.available_features.add("script")
