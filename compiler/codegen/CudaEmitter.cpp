@@ -122,6 +122,14 @@ class Emitter {
     return "";
   }
 
+  // An accumulator of asynchronous WGMMAs is read or rewritten only after
+  // the `mma.wait` before it: the fence keeps the compiler from moving the
+  // access above that wait.
+  void asyncAccumulatorFence(const Fragment& f) {
+    if (!f.asyncUse) return;
+    for (std::int64_t i = 0; i < f.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", f.name, i).str());
+  }
+
   void block(const std::vector<Stmt*>& body) {
     ++indent_;
     for (const Stmt* s : body) stmt(s);
@@ -239,6 +247,7 @@ class Emitter {
         return;
       case StmtKind::FragFill:
         if (s->frag->warpgroup) {
+          asyncAccumulatorFence(*s->frag);
           for (std::int64_t i = 0; i < s->frag->rows; ++i)
             line(llvm::formatv("croq::wgmma::fill<{0}, {1}>({2}[{3}], {4});", s->frag->logicalCols,
                                cxxElementType(s->frag->accType), s->frag->name, i, printExpr(s->value))
@@ -309,6 +318,8 @@ class Emitter {
         }
         --indent_;
         line("}");
+        // Asynchronous: `mma.commit` and `mma.wait<n>` close and wait.
+        if (s->async) return;
         line("croq::wgmma::commit_group();");
         line("croq::wgmma::wait_group<0>();");
         for (std::int64_t i = 0; i < c.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
@@ -347,6 +358,7 @@ class Emitter {
       case StmtKind::AtomStore: {
         const Tile& t = s->dst;
         if (s->frag->warpgroup) {
+          if (s->i->isConst(0)) asyncAccumulatorFence(*s->frag);
           line(llvm::formatv("croq::wgmma::store_acc<{0}, {1}>({2}[{3}], {4}, {5}, {6}, {7}, {8});", s->frag->logicalCols,
                              cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i), ptr(t),
                              printExpr(t.strides[0]), printExpr(t.strides[1]), validOf(t, 0), validOf(t, 1))

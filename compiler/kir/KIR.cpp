@@ -578,7 +578,7 @@ class KirPrinter {
         os_ << "tma.wait " << s->var << " phase " << s->op << " if " << printExpr(s->cond) << "\n";
         return;
       case StmtKind::WgmmaExec:
-        os_ << "wgmma m64n" << s->frag->logicalCols << "k16 x " << s->count << " " << s->frag->name << " += "
+        os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k16 x " << s->count << " " << s->frag->name << " += "
             << tile(s->src) << " * " << tile(s->dst) << "\n";
         return;
       case StmtKind::AtomStore:

@@ -183,6 +183,8 @@ struct Fragment {
   /// A warpgroup accumulator (m64nN WGMMA): `rows` atoms of 64 rows, each
   /// `logicalCols` wide.
   bool warpgroup = false;
+  /// Asynchronous WGMMAs (`mma.wait<n>` in the kernel) accumulate into it.
+  bool asyncUse = false;
 };
 
 enum class StmtKind : std::uint8_t {
@@ -203,7 +205,8 @@ enum class StmtKind : std::uint8_t {
   AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
   AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
-  WgmmaExec,      // frag (+)= src (A, [M, K]) * dst (B, [N, K]) in `count` k16 steps
+  WgmmaExec,      // frag (+)= src (A, [M, K]) * dst (B, [N, K]) in `count` k16 steps; `async`: left
+                  // in flight (no commit or wait)
   TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`,
                   // issued by the thread whose `rank` is 0; `cond` true: TMA can be used, else `body`
                   // (a plain copy) runs; `async`: the copy completes on an event whose trigger

@@ -467,6 +467,29 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   boundBytes_.clear();
   pendingEventBytes_.clear();
   findEventBoundCopies(root);
+  asyncWgmma_ = false;
+  if (wgmma_) {
+    std::function<void(const ast::Stmt*)> findWait = [&](const ast::Stmt* s) {
+      if (!s || asyncWgmma_) return;
+      if (llvm::isa<MmaWaitStmt>(s)) asyncWgmma_ = true;
+      switch (s->kind()) {
+        case NodeKind::CompoundStmt:
+          for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) findWait(c);
+          break;
+        case NodeKind::ParallelStmt: findWait(llvm::cast<ParallelStmt>(s)->body); break;
+        case NodeKind::WithStmt: findWait(llvm::cast<WithStmt>(s)->body); break;
+        case NodeKind::ForeachStmt: findWait(llvm::cast<ForeachStmt>(s)->body); break;
+        case NodeKind::WhileStmt: findWait(llvm::cast<WhileStmt>(s)->body); break;
+        case NodeKind::InthreadsStmt: findWait(llvm::cast<InthreadsStmt>(s)->body); break;
+        case NodeKind::IfStmt:
+          findWait(llvm::cast<IfStmt>(s)->then);
+          findWait(llvm::cast<IfStmt>(s)->otherwise);
+          break;
+        default: break;
+      }
+    };
+    findWait(root);
+  }
   if (options_.arch == "sm_90a") findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
@@ -574,10 +597,8 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::MmaStoreStmt: comment(s); lowerMmaStore(llvm::cast<MmaStoreStmt>(s)); return;
     case NodeKind::MmaCommitStmt:
     case NodeKind::MmaWaitStmt:
-      // Every MMA croqc issues is complete before the next statement (each
-      // WGMMA batch ends with commit_group and wait_group 0), so spec 13.8's
-      // commit and wait<n> already hold.
       comment(s);
+      lowerMmaFence(s);
       return;
     case NodeKind::SyncStmt: comment(s); lowerSync(llvm::cast<SyncStmt>(s)); return;
     case NodeKind::InthreadsStmt: lowerInthreads(llvm::cast<InthreadsStmt>(s)); return;

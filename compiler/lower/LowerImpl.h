@@ -120,6 +120,12 @@ class Lowerer {
   void lowerWgmmaLoad(const ast::MmaLoadStmt* s);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
+  /// `mma.commit` and `mma.wait<n>` (spec 13.8). A kernel with no
+  /// `mma.wait` has every MMA complete before the next statement, so both
+  /// need nothing; with one, its warpgroup MMAs are asynchronous:
+  /// `mma.commit` closes a group and `mma.wait<n>` waits until at most n
+  /// are in flight.
+  void lowerMmaFence(const ast::Stmt* s);
 
   // ---- TMA on sm_90a (LowerTma.cpp) ----
   void lowerTma(const ast::DmaStmt* d);
@@ -265,6 +271,8 @@ class Lowerer {
   bool anyAsyncCopy_ = false;
   /// The kernel's MMAs are warpgroup MMAs (a `group-4` level on sm_90a).
   bool wgmma_ = false;
+  /// The kernel has an `mma.wait<n>`: its warpgroup MMAs are asynchronous.
+  bool asyncWgmma_ = false;
   /// WGMMA operand buffers and their swizzle width in bytes.
   llvm::DenseMap<const sema::Symbol*, int> swizzled_;
   /// `ma = mma.load view` under WGMMA: the view the descriptor describes.

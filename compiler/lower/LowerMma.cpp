@@ -326,4 +326,19 @@ Lowerer::StoreGeometry Lowerer::storeGeometry(const kir::Tile& tile, const kir::
   return g;
 }
 
+void Lowerer::lowerMmaFence(const ast::Stmt* s) {
+  if (!asyncWgmma_) return;
+  if (llvm::isa<MmaCommitStmt>(s)) {
+    emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::commit_group();";
+    return;
+  }
+  const auto* w = llvm::cast<MmaWaitStmt>(s);
+  const Expr* n = lowerInt(w->count);
+  if (!n || !n->isConst() || n->intValue < 0 || n->intValue > 7) {
+    unsupported(w->count->range(), "`mma.wait` with this count", "wait for a constant number of groups, 0 to 7");
+    return;
+  }
+  emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::wait_group<" + std::to_string(n->intValue) + ">();";
+}
+
 }  // namespace croqc::lower

@@ -161,7 +161,9 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
     return;
   }
   c->inType = in;
+  c->asyncUse = c->asyncUse || asyncWgmma_;
   Stmt* w = emit(StmtKind::WgmmaExec, s->loc());
+  w->async = asyncWgmma_;
   w->frag = c;
   w->src = *a;
   w->dst = *b;
