@@ -450,7 +450,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   frames_.clear();
   anyAsyncCopy_ = false;
   asyncFutures_.clear();
-  wgmma_ = options_.arch == "sm_90a" &&
+  wgmma_ = (options_.arch == "sm_90a" || cpuTarget()) &&
            llvm::any_of(info.levels, [](const sema::ParallelLevelInfo& l) { return l.level == ParallelLevel::Group4; });
   swizzled_.clear();
   wgOperands_.clear();

@@ -32,9 +32,11 @@ class SemaResult;
 namespace lower {
 
 struct LowerOptions {
-  /// `sm_86`, `sm_90a`, or `cpu`: the sm_86 lowering, run by the CPU
-  /// emulation runtime (runtime/include/croq/cpu); what that runtime cannot
-  /// emulate (inline PTX, `tma`, `wgmma`) is reported as an error.
+  /// `sm_86`, `sm_90a`, or `cpu`: the GPU lowering (sm_86's, with sm_90a's
+  /// warpgroup MMAs), run by the CPU emulation runtime
+  /// (runtime/include/croq/cpu); `tma` copies become the plain copies they
+  /// stand for, and what that runtime cannot emulate (inline PTX) is
+  /// reported as an error.
   llvm::StringRef arch = "sm_86";
   /// Emit the wrapper's entry shape checks (`--runtime-check=entry`).
   bool entryChecks = true;

@@ -120,7 +120,8 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
 void Lowerer::lowerDma(const DmaStmt* d) {
   if (d->op == TokenKind::m_any) return;
   // The CPU target runs a TMA copy as the plain copy it stands for (the
-  // copy engine's zero fill included: copies into shared memory zero-fill).
+  // copy engine's zero fill included: copies into shared memory zero-fill;
+  // into a WGMMA operand, the copy writes its swizzled layout as TMA does).
   if (d->engine == TokenKind::kw_tma && !cpuTarget()) {
     if (options_.arch == "sm_90a")
       lowerTma(d);

@@ -112,7 +112,7 @@ class Lowerer {
   const sema::Symbol* mmaTarget(const ast::Stmt* s, llvm::StringRef result, const ast::Expr* target) const;
   void loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc);
 
-  // ---- Warpgroup MMA on sm_90a (LowerWgmma.cpp) ----
+  // ---- Warpgroup MMA on sm_90a and the CPU target (LowerWgmma.cpp) ----
   /// Marks the shared buffers the kernel's warpgroup MMAs read (they get
   /// the swizzled K-major layout) before any buffer is made.
   void findWgmmaOperands(const ast::Stmt* body);
@@ -223,7 +223,8 @@ class Lowerer {
   std::string sourceLine(llvm::SMLoc loc) const;
   std::string fresh(llvm::StringRef base);
   void unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint = "");
-  /// `--target=cpu`: the CPU emulation runs the sm_86 lowering.
+  /// `--target=cpu`: the CPU emulation runs the GPU lowering (sm_86's, and
+  /// sm_90a's warpgroup MMAs for kernels with a `group-4` level).
   bool cpuTarget() const { return options_.arch == "cpu"; }
   /// Reports a construct the CPU target cannot emulate.
   void cannotEmulate(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint);
@@ -269,7 +270,8 @@ class Lowerer {
   /// Global buffers of the current function (parameters and allocations).
   std::vector<kir::Buffer*> globalBuffers_;
   bool anyAsyncCopy_ = false;
-  /// The kernel's MMAs are warpgroup MMAs (a `group-4` level on sm_90a).
+  /// The kernel's MMAs are warpgroup MMAs (a `group-4` level on sm_90a or
+  /// the CPU target).
   bool wgmma_ = false;
   /// The kernel has an `mma.wait<n>`: its warpgroup MMAs are asynchronous.
   bool asyncWgmma_ = false;

@@ -55,15 +55,6 @@ void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
   const sema::Type& t = sym->type;
-  if (cpuTarget() && frames_.back().level == ParallelLevel::Group4) {
-    // The CPU target runs warpgroup MMAs (`wgmma` on sm_90a) as warp MMAs
-    // on an accumulator of block scope; one of warpgroup scope has no such
-    // lowering.
-    unsupported(s->range(), "an MMA accumulator filled inside a `: group-4` parallel on the CPU target",
-                "fill it at block level, before the `: group-4` parallel, as the examples/sm90a programs do");
-    failed_.insert(sym);
-    return;
-  }
   if (frames_.back().level != ParallelLevel::Group && frames_.back().level != ParallelLevel::Block &&
       frames_.back().level != ParallelLevel::Thread) {
     unsupported(s->range(), "an MMA accumulator outside a warp (`: group`) on " + options_.arch.str());

@@ -1,5 +1,7 @@
 // The four-step MMA on a warpgroup (`: group-4`, sm_90a) to WGMMA (spec 13,
-// 20; seed chapter kernels 2 and 3).
+// 20; seed chapter kernels 2 and 3). The CPU target runs the same lowering:
+// its runtime (croq/cpu/wgmma.h) computes each thread's accumulator elements
+// from the same swizzled tiles.
 //
 // An accumulator [M, N] of a warpgroup is M/64 m64nN register accumulators.
 // Operands are shared tiles read through matrix descriptors (SS mode): the

@@ -2,10 +2,11 @@
 // --target=cpu` (runtime/include/croq/cpu) without a GPU: f16 / bf16 / fp8
 // rounding, the built-in variables of every thread, block barriers and
 // shared memory, shuffles and votes, the m16n8k16 MMA atom (fragment layouts,
-// every ldmatrix form, f16 rounding of an f16 accumulator), tile copies with
-// tails and zero fill, launch errors, and that a deadlock, a divergent warp
-// and an MMA in a partial warp are reported (in a child process) instead of
-// hanging.
+// every ldmatrix form, f16 rounding of an f16 accumulator), the warpgroup MMA
+// (copies into the swizzled layout, accumulator layout, f16 rounding after
+// every k16 step), tile copies with tails and zero fill, launch errors, and
+// that a deadlock, a divergent warp and an MMA in a partial warp or
+// warpgroup are reported (in a child process) instead of hanging.
 //
 // Built the way croqc builds generated code for the CPU (test/lit/cpu/runtime.test):
 //   g++ -std=c++17 -O2 -fopenmp -Iruntime/include/croq/cpu/cuda -Iruntime/include
@@ -295,6 +296,115 @@ void test_mma() {
   delete m;
 }
 
+// ---- warpgroup MMA ----------------------------------------------------------------------
+
+// Two warpgroups; warpgroup g multiplies rows [64 g, 64 g + 64) of A [128 x 32]
+// by B [24 x 32] (rows 20..23 outside the source: zero) in two k16 steps.
+struct WgmmaData {
+  croq::f16 a[128][32], b[24][32];
+  croq::bf16 a16[128][32], b16[24][32];
+  alignas(1024) croq::f16 as[128 * 32];
+  alignas(1024) croq::f16 bs[24 * 32];
+  alignas(1024) croq::bf16 as16[128 * 32];
+  alignas(1024) croq::bf16 bs16[24 * 32];
+  float d32[128][24];
+  croq::f16 d16[128][24];
+  float dbf[128][24];
+};
+
+void wgmma_kernel(WgmmaData* m) {
+  using namespace croq::wgmma;
+  const int rank = static_cast<int>(threadIdx.x);
+  const int g = rank / 128;
+  copy_tile_swz<croq::f16, 128, 32, 256, 64>(m->as, 128, 0, 0, &m->a[0][0], 32, 1, 128, 32, rank);
+  cp_async_tile_swz<croq::f16, 24, 32, 256, 64>(m->bs, 24, 0, 0, &m->b[0][0], 32, 1, 20, 32, rank);
+  // Element by element: a source whose rows are not 16-byte multiples.
+  copy_tile_swz<croq::bf16, 128, 32, 256, 64>(m->as16, 128, 0, 0, &m->a16[0][0], 32, 1, 128, 32, rank);
+  copy_tile_swz<croq::bf16, 24, 31, 256, 64>(m->bs16, 24, 0, 0, &m->b16[0][0], 32, 1, 20, 31, rank);
+  copy_tile_swz<croq::bf16, 24, 1, 256, 64>(m->bs16, 24, 0, 31, &m->b16[0][31], 32, 1, 20, 1, rank);
+  croq::cp_async_commit();
+  croq::cp_async_wait_dynamic(0);
+  __syncthreads();
+
+  accumulator_t<24, float> c32;
+  accumulator_t<24, croq::f16> c16;
+  accumulator_t<24, float> cbf;
+  fill<24, float>(c32, 0.5f);
+  fill<24, croq::f16>(c16, 0.5f);
+  fill<24, float>(cbf, 0.0f);
+  fence_operands(c32);
+  fence();
+  for (int ks = 0; ks < 2; ++ks) {
+    mma_ss<24, float, croq::f16>(c32, desc_at<64, croq::f16>(m->as, 128, 64 * g, 16 * ks),
+                                 desc_at<64, croq::f16>(m->bs, 24, 0, 16 * ks));
+    mma_ss<24, croq::f16, croq::f16>(c16, desc_at<64, croq::f16>(m->as, 128, 64 * g, 16 * ks),
+                                     desc_at<64, croq::f16>(m->bs, 24, 0, 16 * ks));
+    mma_ss<24, float, croq::bf16>(cbf, desc_at<64, croq::bf16>(m->as16, 128, 64 * g, 16 * ks),
+                                  desc_at<64, croq::bf16>(m->bs16, 24, 0, 16 * ks));
+  }
+  commit_group();
+  wait_group<0>();
+  store_acc<24, float>(c32, &m->d32[64 * g][0], 24, 1, 64, 24);
+  store_acc<24, croq::f16>(c16, &m->d16[64 * g][0], 24, 1, 64, 24);
+  store_acc<24, float>(cbf, &m->dbf[64 * g][0], 24, 1, 64, 24);
+}
+
+void test_wgmma() {
+  auto* m = new WgmmaData();
+  croq::set_random_seed(11);
+  auto r = croq::make_spandata<float>(152, 32);
+  r.fill_random(-1.0f, 1.0f);
+  for (int i = 0; i < 128; ++i)
+    for (int k = 0; k < 32; ++k) {
+      m->a[i][k] = croq::f16(r[i][k]);
+      m->a16[i][k] = croq::bf16(r[i][k]);
+    }
+  for (int j = 0; j < 24; ++j)
+    for (int k = 0; k < 32; ++k) {
+      m->b[j][k] = croq::f16(r[128 + j][k]);
+      m->b16[j][k] = croq::bf16(r[128 + j][k]);
+    }
+  std::memset(m->d32, 0xFF, sizeof(m->d32));
+  croq::cpu::launch(wgmma_kernel, "wgmma_kernel", dim3(1), dim3(256), 0, m);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  // The tiles hold the swizzled layout, zero past the source.
+  bool layout = true;
+  for (int i = 0; i < 128; ++i)
+    for (int k = 0; k < 32; ++k)
+      layout = layout && bits(m->as[croq::wgmma::swz_index<64, croq::f16>(i, k, 128)]) == bits(m->a[i][k]);
+  for (int j = 0; j < 24; ++j)
+    for (int k = 0; k < 32; ++k) {
+      const float want = j < 20 ? static_cast<float>(m->b[j][k]) : 0.0f;
+      layout = layout && static_cast<float>(m->bs[croq::wgmma::swz_index<64, croq::f16>(j, k, 24)]) == want;
+    }
+  CHECK(layout);
+  CHECK((croq::wgmma::swz_index<128, croq::f16>(1, 0, 64) == 72));  // row 1: chunk 0 ^ 1
+  double err32 = 0, err16 = 0, errbf = 0;
+  for (int i = 0; i < 128; ++i)
+    for (int j = 0; j < 24; ++j) {
+      double ref = 0.5, refbf = 0;
+      // An f16 accumulator: f32 sums over each k16 step, rounded to f16 after it.
+      float s16 = 0.5f;
+      for (int ks = 0; ks < 2; ++ks) {
+        for (int k = 16 * ks; k < 16 * ks + 16; ++k) {
+          const float bv = j < 20 ? static_cast<float>(m->b[j][k]) : 0.0f;
+          const float bb = j < 20 ? static_cast<float>(m->b16[j][k]) : 0.0f;
+          ref += static_cast<double>(static_cast<float>(m->a[i][k])) * bv;
+          refbf += static_cast<double>(static_cast<float>(m->a16[i][k])) * bb;
+          s16 += static_cast<float>(m->a[i][k]) * bv;
+        }
+        s16 = static_cast<float>(croq::f16(s16));
+      }
+      err32 = std::fmax(err32, std::fabs(m->d32[i][j] - ref));
+      err16 = std::fmax(err16, std::fabs(static_cast<float>(m->d16[i][j]) - s16));
+      errbf = std::fmax(errbf, std::fabs(m->dbf[i][j] - refbf));
+    }
+  CHECK(err32 < 1e-5);
+  CHECK(err16 == 0.0);
+  CHECK(errbf < 1e-5);
+  delete m;
+}
+
 // ---- tile copies ----------------------------------------------------------------------
 
 void copy_kernel(float* dst_z, float* dst_keep, const float* src, croq::f16* hdst, const croq::f16* hsrc) {
@@ -398,6 +508,14 @@ void divergent_kernel() {
     (void)__shfl_sync(0xFFFFFFFFu, 1, 0);
 }
 
+void partial_warpgroup_wgmma_kernel() {
+  croq::wgmma::accumulator_t<8, float> c;
+  croq::wgmma::fill<8, float>(c, 0.0f);
+  static croq::f16 tile[64 * 16];
+  croq::wgmma::mma_ss<8, float, croq::f16>(c, croq::wgmma::desc_at<32, croq::f16>(tile, 64, 0, 0),
+                                           croq::wgmma::desc_at<32, croq::f16>(tile, 64, 0, 0));
+}
+
 void partial_warp_mma_kernel() {
   croq::mma::frag_a a{};
   croq::mma::frag_b b{};
@@ -412,6 +530,8 @@ void run_child_case(const std::string& name) {
   if (name == "divergent") croq::cpu::launch(divergent_kernel, "divergent_kernel", dim3(1), dim3(64), 0);
   if (name == "partial-warp-mma")
     croq::cpu::launch(partial_warp_mma_kernel, "partial_warp_mma_kernel", dim3(1), dim3(16), 0);
+  if (name == "partial-warpgroup-wgmma")
+    croq::cpu::launch(partial_warpgroup_wgmma_kernel, "partial_warpgroup_wgmma_kernel", dim3(1), dim3(96), 0);
 }
 
 // True when `self --child NAME` exits with status 1 and its stderr contains
@@ -451,6 +571,9 @@ void test_hangs_are_errors(const char* self) {
                     "__shfl_sync()"}));
   CHECK(fails_with(self, "partial-warp-mma",
                    {"needs a full warp of 32 threads, but warp 0 of the block has only 16"}));
+  CHECK(fails_with(self, "partial-warpgroup-wgmma",
+                   {"croq::wgmma::mma_ss (", "in kernel `partial_warpgroup_wgmma_kernel` needs a full warpgroup of "
+                    "128 threads, but warpgroup 0 of the block has only 96"}));
 }
 
 }  // namespace
@@ -464,6 +587,7 @@ int main(int argc, char** argv) {
   test_threads();
   test_warps();
   test_mma();
+  test_wgmma();
   test_copies();
   test_launch_errors();
   test_hangs_are_errors("/proc/self/exe");

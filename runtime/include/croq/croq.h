@@ -1,8 +1,9 @@
 // croq/croq.h: the runtime header that generated code and `.co` host code
 // include. Host API (croq/host.h, croq/types.h) always; the device wrappers
 // (croq/device/device.h) when compiled by nvcc, or their CPU emulation
-// (croq/cpu/device.h) when built for `--target=cpu` (croq/cpu/cuda/ first on
-// the include path). Namespace `croq`, also reachable as `choreo`.
+// (croq/cpu/device.h, croq/cpu/wgmma.h) when built for `--target=cpu`
+// (croq/cpu/cuda/ first on the include path). Namespace `croq`, also
+// reachable as `choreo`.
 #pragma once
 
 #include "croq/host.h"
@@ -13,4 +14,5 @@
 #include "croq/device/device.h"
 #elif defined(CROQ_CPU_RUNTIME)
 #include "croq/cpu/device.h"
+#include "croq/cpu/wgmma.h"
 #endif

@@ -19,6 +19,8 @@
 //                                 its part of D back.
 //   lane_id, warp_id_in_warpgroup, elect_one_sync, cuda::setreg_inc / dec
 //                                 (warp.h)
+//   fence_proxy_async_shared      nothing to order (fence.h): there is one
+//                                 view of shared memory
 #pragma once
 
 #include <cstdint>
@@ -114,6 +116,12 @@ template <int N>
 void cp_async_wait() {}
 inline void cp_async_wait_all() {}
 inline void cp_async_wait_dynamic(int) {}
+
+// ---- fences (croq/device/fence.h) --------------------------------------------------
+
+// Ordinary stores into shared memory are seen by the (emulated) WGMMA and
+// copy engine reads without a proxy fence.
+inline void fence_proxy_async_shared() {}
 
 // ---- warp helpers (croq/device/warp.h) ----------------------------------------------
 

@@ -12,6 +12,7 @@
 //   croq/cpu/intrinsics.h  shuffles, votes, atomics, fences, math intrinsics
 //   croq/cpu/device.h      the croq device helpers (tile copies, MMA atoms), via croq/croq.h
 //   croq/cpu/event.h       mbarriers, events and named barriers (with device.h)
+//   croq/cpu/wgmma.h       the warpgroup MMA and copies into its swizzled operand tiles, via croq/croq.h
 //
 // CUDA's declaration specifiers become C++: `__global__`, `__device__` and
 // `__host__` vanish, `__shared__` variables are per block (one block runs

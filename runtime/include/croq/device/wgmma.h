@@ -55,8 +55,9 @@
 //   row = 16 * w + g + 8 * ((i / 2) % 2)
 //   col = 8 * (i / 4) + 2 * t + (i % 2)
 // (the mma.sync m16n8k16 C layout repeated over N/8 column blocks, one 16-row
-// slab per warp). f32 accumulators: d[i] is element i. f16 accumulators:
-// d[r] (u32) packs elements 2r (low half) and 2r + 1 (high half).
+// slab per warp; acc_row / acc_col in croq/device/wgmma_layout.h). f32
+// accumulators: d[i] is element i. f16 accumulators: d[r] (u32) packs
+// elements 2r (low half) and 2r + 1 (high half).
 //
 // ---- RS mode A registers ----------------------------------------------------
 //
@@ -72,6 +73,7 @@
 #include "croq/device/mma_sync.h"
 #include "croq/device/swizzle.h"
 #include "croq/device/wgmma_instructions.h"
+#include "croq/device/wgmma_layout.h"
 #include "croq/types.h"
 
 // 1 in device passes where wgmma exists (sm_90a), else 0.
@@ -183,12 +185,6 @@ struct accumulator<N, f16> {
 };
 template <int N, typename AccT>
 using accumulator_t = typename accumulator<N, AccT>::type;
-
-// Row / column of accumulator element i of warpgroup thread `tid` (0..127).
-CROQ_HOST_DEVICE constexpr int acc_row(int tid, int i) {
-  return 16 * (tid / 32) + (tid % 32) / 4 + 8 * ((i / 2) % 2);
-}
-CROQ_HOST_DEVICE constexpr int acc_col(int tid, int i) { return 8 * (i / 4) + 2 * (tid % 4) + (i % 2); }
 
 // Row / column (within the 64 x 16 A tile) of RS-mode A element e (0..7,
 // register e / 2, low half = even e) of warpgroup thread `tid`.

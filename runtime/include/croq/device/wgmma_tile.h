@@ -7,8 +7,10 @@
 // K-major in blocks of W bytes per row (W = 32, 64 or 128, the swizzle
 // width): column block kb holds columns [kb * W / sizeof(T), ...) of every
 // row, `rows * W` bytes, and inside a block the 16-byte chunks of row r are
-// permuted by the W-byte swizzle (croq::swizzle_offset). Every block starts
-// 1024-byte aligned when the tile does and `rows` is a multiple of 8.
+// permuted by the W-byte swizzle (croq::swizzle_offset): logical (r, c) is
+// element swz_index<W, T>(r, c, rows) (croq/device/wgmma_layout.h). Every
+// block starts 1024-byte aligned when the tile does and `rows` is a multiple
+// of 8.
 #pragma once
 
 #include <cstdint>
@@ -22,21 +24,12 @@
 #include "croq/device/swizzle.h"
 #include "croq/device/tile_copy.h"
 #include "croq/device/wgmma.h"
+#include "croq/device/wgmma_layout.h"
 #include "croq/scalar.h"
 #include "croq/types.h"
 
 namespace croq {
 namespace wgmma {
-
-// Element index of logical (r, c) in a swizzled K-major tile of `rows` rows.
-template <int W, typename T>
-CROQ_HOST_DEVICE int swz_index(int r, int c, int rows) {
-  constexpr int kPerRow = W / static_cast<int>(sizeof(T));
-  const int kb = c / kPerRow, cc = c % kPerRow;
-  const std::uint32_t byte = swizzle_offset(swizzle_from_bytes(W), static_cast<std::uint32_t>(r * W) +
-                                                                       static_cast<std::uint32_t>(cc * sizeof(T)));
-  return kb * rows * kPerRow + static_cast<int>(byte / sizeof(T));
-}
 
 // Descriptor of the K-major slice starting at logical (r0, c0) (r0 a
 // multiple of 8, c0 a multiple of 8) of a swizzled tile of `rows` rows.

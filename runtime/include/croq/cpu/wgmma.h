@@ -1,0 +1,230 @@
+// croq/cpu/wgmma.h: the warpgroup MMA (`: group-4`, WGMMA on sm_90a) for
+// `--target=cpu`. The same calls as croq/device/wgmma.h and wgmma_tile.h make,
+// computed on the host:
+//
+//   accumulator_t<N, AccT>, fill, store_acc
+//                         the per-thread m64nN accumulator of the GPU (f32
+//                         elements, or f16 pairs packed in u32) in the GPU's
+//                         layout (acc_row / acc_col, croq/device/wgmma_layout.h)
+//   desc_at<W, T>         a "descriptor" of the K-major slice at logical (r0, c0)
+//                         of a swizzled operand tile: the tile's pointer, its
+//                         row count and the origin (no hardware bits)
+//   mma_ss<N, AccT, InT>  acc += A[64 x 16] * B[N x 16]^T for the elements this
+//                         thread owns: each of the 128 threads of the warpgroup
+//                         reads its two rows of A and its N / 4 rows of B from
+//                         the swizzled tiles (swz_index, the index the copies
+//                         write with) and sums over k in f32 from the old
+//                         accumulator value, in k order (products of 16-bit
+//                         floats are exact in f32); an f16 accumulator is
+//                         rounded to f16 after every k16 step, as on the GPU.
+//                         Shared memory is only read, so the threads need not
+//                         meet; all 128 threads of the warpgroup must exist.
+//   fence, fence_operands, commit_group, wait_group<N>
+//                         nothing to order: mma_ss is complete when it returns
+//   copy_tile_swz, cp_async_tile_swz
+//                         tile copies into the swizzled layout with the GPU's
+//                         element split among threads and zero fill; the
+//                         asynchronous one completes at once
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+#include "croq/cpu/device.h"
+#include "croq/cpu/launch.h"
+#include "croq/device/wgmma_layout.h"
+#include "croq/scalar.h"
+#include "croq/types.h"
+
+namespace croq {
+namespace wgmma {
+
+// ---- accumulators ----------------------------------------------------------
+
+template <int N, typename AccT>
+struct accumulator;
+template <int N>
+struct accumulator<N, float> {
+  static constexpr int registers = N / 2;
+  using type = float[N / 2];
+};
+template <int N>
+struct accumulator<N, f16> {
+  static constexpr int registers = N / 4;
+  using type = std::uint32_t[N / 4];
+};
+template <int N, typename AccT>
+using accumulator_t = typename accumulator<N, AccT>::type;
+
+template <int N, typename AccT, typename InT>
+inline constexpr bool supported_v = N >= 8 && N <= 256 && N % 8 == 0 &&
+                                    ((std::is_same_v<InT, f16> &&
+                                      (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)) ||
+                                     (std::is_same_v<InT, bf16> && std::is_same_v<AccT, float>));
+
+template <int N, typename AccT>
+void fill(accumulator_t<N, AccT>& acc, float v) {
+  if constexpr (std::is_same_v<AccT, float>) {
+    for (int i = 0; i < N / 2; ++i) acc[i] = v;
+  } else {
+    const std::uint32_t h = mma::pack2(__float2half_rn(v), __float2half_rn(v));
+    for (int i = 0; i < N / 4; ++i) acc[i] = h;
+  }
+}
+
+template <int N, typename AccT>
+float acc_value(const accumulator_t<N, AccT>& acc, int i) {
+  if constexpr (std::is_same_v<AccT, float>)
+    return acc[i];
+  else
+    return cpu::detail::half_bits_to_float(static_cast<std::uint16_t>(acc[i / 2] >> ((i % 2) * 16)));
+}
+
+namespace detail {
+
+// Thread index within its warpgroup.
+inline int warpgroup_tid() { return static_cast<int>(cpu::detail::linear_thread_index() % 128u); }
+
+template <int N, typename AccT>
+void set_acc(accumulator_t<N, AccT>& acc, int i, float v) {
+  if constexpr (std::is_same_v<AccT, float>) {
+    acc[i] = v;
+  } else {
+    std::uint16_t h;
+    const f16 r = __float2half_rn(v);
+    std::memcpy(&h, &r, 2);
+    const int shift = (i % 2) * 16;
+    acc[i / 2] = (acc[i / 2] & ~(0xFFFFu << shift)) | (static_cast<std::uint32_t>(h) << shift);
+  }
+}
+
+}  // namespace detail
+
+// Stores the 64 x N accumulator of this thread's warpgroup: element (r, c)
+// to p[r * s0 + c * s1] converted to OutT, only where r < v0 and c < v1.
+template <int N, typename AccT, typename OutT>
+void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, int s1, int v0, int v1) {
+  const int tid = detail::warpgroup_tid();
+  for (int i = 0; i < N / 2; ++i) {
+    const int r = acc_row(tid, i), c = acc_col(tid, i);
+    if (r < v0 && c < v1) p[r * s0 + c * s1] = cvt<OutT>(acc_value<N, AccT>(acc, i));
+  }
+}
+
+// ---- fences and groups: every mma_ss is complete when it returns -------------
+
+inline void fence() {}
+inline void commit_group() {}
+template <int N>
+void wait_group() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes 0..7");
+}
+template <typename T, int Count>
+void fence_operands(T (&)[Count]) {}
+
+// ---- descriptors -------------------------------------------------------------
+
+// The K-major slice at logical (r0, c0) of a swizzled tile of `rows` rows
+// (W-byte swizzle) that starts at `base`.
+template <int W, typename T>
+struct smem_desc {
+  const T* base;
+  int rows;
+  int r0, c0;
+};
+
+template <int W, typename T>
+smem_desc<W, T> desc_at(const T* base, int rows, int r0, int c0) {
+  return {base, rows, r0, c0};
+}
+
+// ---- SS mode ------------------------------------------------------------------
+
+// acc (+)= A * B^T with A the 64 x 16 slice `a` and B the N x 16 slice `b`
+// (scale_d = 0: acc = A * B^T), for this thread's accumulator elements.
+template <int N, typename AccT, typename InT, int WA, int WB>
+void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem_desc<WB, InT>& b, int scale_d = 1,
+            const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  static_assert(supported_v<N, AccT, InT>,
+                "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
+                "inputs with f32 accumulators");
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned group = cpu::detail::linear_thread_index() / 128u;
+  if (threads < 128u * (group + 1u)) {
+    std::fflush(stdout);
+    const char* kernel = cpu::detail::active_runner ? cpu::detail::active_runner->launch().kernel : "?";
+    std::fprintf(stderr,
+                 "croq cpu runtime: croq::wgmma::mma_ss (%s:%d) in kernel `%s` needs a full warpgroup of 128 "
+                 "threads, but warpgroup %u of the block has only %u\n",
+                 file, line, kernel, group, threads - 128u * group);
+    std::_Exit(EXIT_FAILURE);
+  }
+  const int tid = detail::warpgroup_tid();
+  // This thread's elements lie on two rows of the result, acc_row(tid, i)
+  // for i / 2 % 2 = 0 and 1, and on N / 4 columns, acc_col(tid, i) for
+  // (i / 4, i % 2): read those rows of A and of B once.
+  float arow[2][16];
+  for (int h = 0; h < 2; ++h) {
+    const int r = a.r0 + acc_row(tid, 2 * h);
+    for (int k = 0; k < 16; ++k) arow[h][k] = static_cast<float>(a.base[swz_index<WA, InT>(r, a.c0 + k, a.rows)]);
+  }
+  float brow[N / 4][16];
+  for (int j = 0; j < N / 4; ++j) {
+    const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
+    for (int k = 0; k < 16; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
+  }
+  for (int i = 0; i < N / 2; ++i) {
+    const float* x = arow[(i / 2) % 2];
+    const float* y = brow[2 * (i / 4) + i % 2];
+    float s = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
+    for (int k = 0; k < 16; ++k) s += x[k] * y[k];
+    detail::set_acc<N, AccT>(acc, i, s);
+  }
+}
+
+// ---- copies into a swizzled tile ---------------------------------------------
+//
+// An R x C tile from `src` (element (r, c) at src[r * ss0 + c * ss1], the
+// first sv0 x sv1 valid, the rest zero) into the swizzled tile `dst` of
+// `rows` rows at logical origin (r0, c0); NT threads cooperate, `rank` is
+// this thread's. Like croq/device/wgmma_tile.h, 16-byte vectors go to the
+// threads in turn when rows and source allow it, single elements otherwise.
+
+template <typename T, int R, int C, int NT, int W>
+void copy_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0, int sv1, int rank) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && cpu::detail::aligned16(src);
+  if (vec) {
+    constexpr int VPR = C / V;
+    for (int idx = rank; idx < R * VPR; idx += NT) {
+      const int r = idx / VPR, c = (idx % VPR) * V;
+      T* d = dst + swz_index<W, T>(r0 + r, c0 + c, rows);
+      const int sn = r < sv0 ? cpu::detail::clamp_count(sv1 - c, V) : 0;
+      const T* s = src + r * ss0 + c;
+      if (sn == V) {
+        std::memcpy(d, s, 16);
+      } else {
+        for (int e = 0; e < V; ++e) d[e] = e < sn ? s[e] : utils::from_f32<T>(0.0f);
+      }
+    }
+    return;
+  }
+  for (int idx = rank; idx < R * C; idx += NT) {
+    const int r = idx / C, c = idx % C;
+    dst[swz_index<W, T>(r0 + r, c0 + c, rows)] =
+        (r < sv0 && c < sv1) ? src[r * ss0 + c * ss1] : utils::from_f32<T>(0.0f);
+  }
+}
+
+// cp.async into the swizzled layout zero-fills what lies outside the source,
+// as the synchronous copy does; it is complete when it returns.
+template <typename T, int R, int C, int NT, int W>
+void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0, int sv1, int rank) {
+  copy_tile_swz<T, R, C, NT, W>(dst, rows, r0, c0, src, ss0, ss1, sv0, sv1, rank);
+}
+
+}  // namespace wgmma
+}  // namespace croq
