@@ -237,7 +237,7 @@ class Emitter {
       case StmtKind::AsyncCommit: line("croq::cp_async_commit();"); return;
       case StmtKind::AsyncWait: line("croq::cp_async_wait_dynamic(" + printExpr(s->value) + ");"); return;
       case StmtKind::FragDecl:
-        if (s->frag->warpgroup) {
+        if (s->frag->warpgroup && s->frag->role == FragRole::C) {
           line(llvm::formatv("croq::wgmma::accumulator_t<{0}, {1}> {2}[{3}];", s->frag->logicalCols,
                              cxxElementType(s->frag->accType), s->frag->name, s->frag->rows)
                    .str());
@@ -298,23 +298,38 @@ class Emitter {
         return;
       case StmtKind::WgmmaExec: {
         const Fragment& c = *s->frag;
+        const Fragment* regA = s->fragA;
         const Tile& a = s->src;
         const Tile& b = s->dst;
         std::string in = cxxElementType(c.inType), acc = cxxElementType(c.accType);
-        for (std::int64_t i = 0; i < c.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
+        auto fenceOperands = [&] {
+          for (std::int64_t i = 0; i < c.rows; ++i)
+            line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
+          if (regA) line("croq::wgmma::fence_operands(" + regA->name + ");");
+        };
+        fenceOperands();
         line("croq::wgmma::fence();");
         line("#pragma unroll");
         line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
         ++indent_;
+        std::string descB =
+            llvm::formatv("croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_)", b.buffer->swizzleBytes, in,
+                          ptr(b), printExpr(b.buffer->shape[0]), printExpr(b.row0), printExpr(b.col0))
+                .str();
         for (std::int64_t i = 0; i < c.rows; ++i) {
+          if (regA) {
+            line(llvm::formatv("croq::wgmma::mma_rs<{0}, {1}, {2}>({3}[{4}], {5}[{4}][ks_].r,", c.logicalCols, acc, in,
+                               c.name, i, regA->name)
+                     .str());
+            line("    " + descB + ");");
+            continue;
+          }
           std::string aRow = printExpr(a.row0) + (i ? " + " + std::to_string(64 * i) : "");
           line(llvm::formatv("croq::wgmma::mma_ss<{0}, {1}, {2}>({3}[{4}],", c.logicalCols, acc, in, c.name, i).str());
           line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_),", a.buffer->swizzleBytes,
                              in, ptr(a), printExpr(a.buffer->shape[0]), aRow, printExpr(a.col0))
                    .str());
-          line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_));", b.buffer->swizzleBytes,
-                             in, ptr(b), printExpr(b.buffer->shape[0]), printExpr(b.row0), printExpr(b.col0))
-                   .str());
+          line("    " + descB + ");");
         }
         --indent_;
         line("}");
@@ -322,7 +337,7 @@ class Emitter {
         if (s->async) return;
         line("croq::wgmma::commit_group();");
         line("croq::wgmma::wait_group<0>();");
-        for (std::int64_t i = 0; i < c.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
+        fenceOperands();
         return;
       }
       case StmtKind::AtomLoad: {
@@ -330,10 +345,12 @@ class Emitter {
         const Tile& t = s->src;
         std::string target = f.name + "[" + printExpr(s->i) + "][" + printExpr(s->j) + "]";
         std::string trans = s->transposed ? "true" : "false";
+        // Warpgroup A atoms (RS mode): every warp loads its 16-row slab.
+        std::string ns = f.warpgroup ? "croq::wgmma" : "croq::mma";
         if (s->useLdmatrix) {
           std::string ld = printExpr(s->transposed ? t.strides[1] : t.strides[0]);
           if (f.role == FragRole::A) {
-            line(llvm::formatv("croq::mma::load_a_ldsm<{0}>({1}, {2}, {3});", trans, target, ptr(t), ld).str());
+            line(llvm::formatv("{0}::load_a_ldsm<{1}>({2}, {3}, {4});", ns, trans, target, ptr(t), ld).str());
           } else if (s->pairB) {
             std::string next = f.name + "[" + printExpr(s->i) + " + 1][" + printExpr(s->j) + "]";
             line(llvm::formatv("croq::mma::load_b2_ldsm<{0}>({1}, {2}, {3}, {4});", trans, target, next, ptr(t), ld)
@@ -343,7 +360,7 @@ class Emitter {
           }
           return;
         }
-        line(llvm::formatv("croq::mma::load_{0}({1}, {2}, {3}, {4}, {5}, {6});", f.role == FragRole::A ? "a" : "b",
+        line(llvm::formatv("{0}::load_{1}({2}, {3}, {4}, {5}, {6}, {7});", ns, f.role == FragRole::A ? "a" : "b",
                            target, ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]), validOf(t, 0),
                            validOf(t, 1))
                  .str());

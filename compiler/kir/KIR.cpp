@@ -578,8 +578,9 @@ class KirPrinter {
         os_ << "tma.wait " << s->var << " phase " << s->op << " if " << printExpr(s->cond) << "\n";
         return;
       case StmtKind::WgmmaExec:
-        os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k16 x " << s->count << " " << s->frag->name << " += "
-            << tile(s->src) << " * " << tile(s->dst) << "\n";
+        os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k16 x " << s->count << " "
+            << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src)) << " * "
+            << tile(s->dst) << "\n";
         return;
       case StmtKind::AtomStore:
         os_ << "atom.store " << tile(s->dst) << " <- " << s->frag->name << "[" << printExpr(s->i) << "]["

@@ -180,8 +180,10 @@ struct Fragment {
   std::int64_t cols = 0;               // atoms along the second index
   /// Logical shape of the tile, for dumps ([M, N], [M, K], [N, K]).
   std::int64_t logicalRows = 0, logicalCols = 0;
-  /// A warpgroup accumulator (m64nN WGMMA): `rows` atoms of 64 rows, each
-  /// `logicalCols` wide.
+  /// A warpgroup fragment (WGMMA): an accumulator (C) of `rows` m64nN atoms,
+  /// each `logicalCols` wide; or an RS-mode A operand of `rows` x `cols`
+  /// atoms of 64 x 16, of which each warp of the warpgroup holds its 16-row
+  /// slab in the m16n8k16 A layout.
   bool warpgroup = false;
   /// Asynchronous WGMMAs (`mma.wait<n>` in the kernel) accumulate into it.
   bool asyncUse = false;
@@ -202,11 +204,13 @@ enum class StmtKind : std::uint8_t {
   AsyncWait,      // cp.async.wait_group count (then a CTA barrier)
   FragDecl,       // fragment
   FragFill,       // fragment = value
-  AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads
+  AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads; an atom of a
+                  // warpgroup A fragment is 64 x 16, each warp loading its 16-row slab
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
   AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
-  WgmmaExec,      // frag (+)= src (A, [M, K]) * dst (B, [N, K]) in `count` k16 steps; `async`: left
-                  // in flight (no commit or wait)
+  WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` k16 steps; A is the register
+                  // fragment `fragA` (RS mode) or, when that is null, the shared tile `src` (SS);
+                  // `async`: left in flight (no commit or wait)
   TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`,
                   // issued by the thread whose `rank` is 0; `cond` true: TMA can be used, else `body`
                   // (a plain copy) runs; `async`: the copy completes on an event whose trigger

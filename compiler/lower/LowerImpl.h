@@ -111,13 +111,21 @@ class Lowerer {
   /// re-initialises (`target`).
   const sema::Symbol* mmaTarget(const ast::Stmt* s, llvm::StringRef result, const ast::Expr* target) const;
   void loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc);
+  /// How the MMAs of the current function read the fragment `sym` (null
+  /// when none does).
+  const MmaOperandUse* operandUse(const sema::Symbol* sym);
 
   // ---- Warpgroup MMA on sm_90a and the CPU target (LowerWgmma.cpp) ----
-  /// Marks the shared buffers the kernel's warpgroup MMAs read (they get
-  /// the swizzled K-major layout) before any buffer is made.
+  /// Marks the shared buffers the kernel's warpgroup MMAs read through
+  /// descriptors (they get the swizzled K-major layout) before any buffer is
+  /// made; tiles loaded into registers (RS-mode A) keep the plain layout.
   void findWgmmaOperands(const ast::Stmt* body);
+  /// Whether an `mma.load` under `group-4` fills registers (an RS-mode A
+  /// operand) rather than naming a shared tile for a descriptor (SS mode).
+  bool wgmmaLoadsRegisters(const ast::MmaLoadStmt* s) const;
   void lowerWgmmaFill(const ast::MmaFillStmt* s);
   void lowerWgmmaLoad(const ast::MmaLoadStmt* s);
+  void lowerWgmmaRegisterLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
   /// `mma.commit` and `mma.wait<n>` (spec 13.8). A kernel with no
@@ -277,7 +285,8 @@ class Lowerer {
   bool asyncWgmma_ = false;
   /// WGMMA operand buffers and their swizzle width in bytes.
   llvm::DenseMap<const sema::Symbol*, int> swizzled_;
-  /// `ma = mma.load view` under WGMMA: the view the descriptor describes.
+  /// `ma = mma.load view` under WGMMA (SS mode): the view the descriptor
+  /// describes.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
   /// Tensor maps of the current kernel: (buffer, box rows, box cols,
   /// swizzle) -> parameter name.

@@ -101,7 +101,9 @@ void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transpo
   const Expr* kStride = tile.strides[transposed ? 0 : 1];
   const Expr* outerValid = tile.valid[transposed ? 1 : 0];
   const Expr* kValid = tile.valid[transposed ? 0 : 1];
-  std::int64_t outerAtom = f->role == kir::FragRole::A ? 16 : 8;
+  // Warp atoms are 16 (A) or 8 (B) rows; a warpgroup A atom is 64 rows,
+  // each warp loading its 16-row slab.
+  std::int64_t outerAtom = f->warpgroup ? 64 : f->role == kir::FragRole::A ? 16 : 8;
   bool full = tile.alwaysFull();
   // ldmatrix reads 8 rows of 16 contiguous bytes: the contiguous dimension
   // must have stride 1 and the other a multiple of 8 elements.
@@ -143,6 +145,16 @@ const sema::Symbol* Lowerer::mmaTarget(const ast::Stmt* s, llvm::StringRef resul
   return target ? sema_.references.lookup(target) : nullptr;
 }
 
+const MmaOperandUse* Lowerer::operandUse(const sema::Symbol* sym) {
+  if (operandUsesOf_ != functionInfo_) {
+    operandUses_.clear();
+    findOperandUses(functionInfo_->decl->body, sema_, operandUses_);
+    operandUsesOf_ = functionInfo_;
+  }
+  auto use = operandUses_.find(sym);
+  return use == operandUses_.end() ? nullptr : &use->second;
+}
+
 kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
   const sema::Symbol* sym = sema_.references.lookup(e);
   return sym ? fragments_.lookup(sym) : nullptr;
@@ -153,13 +165,8 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
   // The role comes from the MMA that reads the fragment.
-  if (operandUsesOf_ != functionInfo_) {
-    operandUses_.clear();
-    findOperandUses(functionInfo_->decl->body, sema_, operandUses_);
-    operandUsesOf_ = functionInfo_;
-  }
-  auto use = operandUses_.find(sym);
-  if (use == operandUses_.end()) {
+  const MmaOperandUse* use = operandUse(sym);
+  if (!use) {
     unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
     return;
   }
@@ -169,10 +176,10 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
     unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
     return;
   }
-  bool transposed = use->second.transposed;
+  bool transposed = use->transposed;
   std::int64_t outer = tile->extents[transposed ? 1 : 0];
   std::int64_t kdim = tile->extents[transposed ? 0 : 1];
-  kir::FragRole role = use->second.role;
+  kir::FragRole role = use->role;
   std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
   if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % 16) {
     unsupported(s->range(),

@@ -1,16 +1,22 @@
 // The four-step MMA on a warpgroup (`: group-4`, sm_90a) to WGMMA (spec 13,
-// 20; seed chapter kernels 2 and 3). The CPU target runs the same lowering:
-// its runtime (croq/cpu/wgmma.h) computes each thread's accumulator elements
-// from the same swizzled tiles.
+// 20, 21.6; seed chapter kernels 2 and 3). The CPU target runs the same
+// lowering: its runtime (croq/cpu/wgmma.h) computes each thread's accumulator
+// elements from the same swizzled tiles.
 //
 // An accumulator [M, N] of a warpgroup is M/64 m64nN register accumulators.
-// Operands are shared tiles read through matrix descriptors (SS mode): the
-// buffers they live in get the swizzled K-major layout of
+// B is always a shared tile read through a matrix descriptor; so is A in SS
+// mode. Those buffers get the swizzled K-major layout of
 // croq/device/wgmma_tile.h (128-byte swizzle when rows hold a multiple of
-// 64 f16), which every copy into them writes. `mma.load` of such a tile only
-// names it; `mma.row.row` issues one wgmma per (64-row atom, k16 step),
-// fenced and waited so the accumulator is complete at the next statement
-// (spec 13.8).
+// 64 f16), which every copy into them writes, and `mma.load` of such a tile
+// only names it. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
+// global memory) A [64 * m, K] is loaded into registers: m x K/16 atoms of
+// 64 x 16, each warp of the warpgroup holding its 16-row slab in the
+// m16n8k16 A layout, read with ldmatrix from shared tiles with 16-byte rows
+// (such buffers keep the plain, padded layout) and element by element
+// otherwise. `mma.row.row` issues one wgmma per (64-row atom, k16 step),
+// after a `wgmma.fence` that orders the earlier writes of the accumulator
+// and A registers, and is committed and waited so the accumulator is
+// complete at the next statement (spec 13.8).
 #include "lower/LowerImpl.h"
 
 #include "target/ElementTypes.h"
@@ -43,14 +49,23 @@ void walkStmts(const ast::Stmt* s, const std::function<void(const ast::Stmt*)>& 
 
 }  // namespace
 
+bool Lowerer::wgmmaLoadsRegisters(const MmaLoadStmt* s) const {
+  if (s->toFrag) return true;
+  const sema::Type* t = sema_.typeOf(s->source);
+  return !t || t->storage != Storage::Shared;
+}
+
 void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
-  llvm::DenseMap<const sema::Symbol*, const ast::Expr*> loads;
+  // Fragments bound by `mma.load` are not buffers; the shared tiles that
+  // descriptors read are the sources of SS loads and the views MMAs take
+  // directly.
+  llvm::DenseSet<const sema::Symbol*> fragments;
   std::vector<const ast::Expr*> operands;
   walkStmts(body, [&](const ast::Stmt* s) {
     if (const auto* l = llvm::dyn_cast<MmaLoadStmt>(s)) {
       auto decls = sema_.declarations.find(l);
-      if (decls != sema_.declarations.end() && !decls->second.empty()) loads[decls->second.front()] = l->source;
-      operands.push_back(l->source);
+      if (decls != sema_.declarations.end() && !decls->second.empty()) fragments.insert(decls->second.front());
+      if (!wgmmaLoadsRegisters(l)) operands.push_back(l->source);
     }
     if (const auto* e = llvm::dyn_cast<MmaExecStmt>(s)) {
       operands.push_back(e->a);
@@ -59,7 +74,7 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
   });
   for (const ast::Expr* e : operands) {
     const sema::Symbol* root = rootSymbol(e, nullptr);
-    if (!root || loads.count(root)) continue;
+    if (!root || fragments.count(root)) continue;
     const sema::Type& t = root->type;
     bool future = t.kind == sema::TypeKind::Future;
     if ((t.kind != sema::TypeKind::Data && !future) || (!future && t.storage != Storage::Shared) ||
@@ -105,20 +120,84 @@ void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
 }
 
 void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
-  const sema::Symbol* sym = s->result.empty() ? nullptr : mmaTarget(s, s->result, nullptr);
-  if (!sym || s->toFrag) {
-    unsupported(s->range(), "this `mma.load` under `group-4`",
-                "bind a shared-memory view: `ma = mma.load buf.chunkat(...)` (register operands are not generated yet)");
-    return;
-  }
+  const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
+  if (!sym) return;
+  if (wgmmaLoadsRegisters(s)) return lowerWgmmaRegisterLoad(s, sym);
   const sema::Symbol* root = rootSymbol(s->source, nullptr);
   const kir::Buffer* b = root ? bufferFor(root) : nullptr;
+  if (kir::Fragment* f = fragments_.lookup(sym); f && f->role == kir::FragRole::A) fragments_.erase(sym);
   if (!b || !b->swizzleBytes) {
     unsupported(s->source->range(), "a warpgroup MMA operand outside shared memory",
                 "copy the tile into a `shared` buffer first");
+    wgOperands_.erase(sym);
+    failed_.insert(sym);
     return;
   }
+  // The name now stands for the shared tile (the latest `mma.load` decides).
   wgOperands_[sym] = s->source;
+  failed_.erase(sym);
+}
+
+void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* sym) {
+  // After a failed load the name stands for nothing, so that the MMA that
+  // reads it reports nothing more.
+  kir::Fragment* previous = fragments_.lookup(sym);
+  fragments_.erase(sym);
+  wgOperands_.erase(sym);
+  failed_.insert(sym);
+  const MmaOperandUse* use = operandUse(sym);
+  if (!use) {
+    unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
+    return;
+  }
+  if (use->role != kir::FragRole::A) {
+    unsupported(s->range(), "a register fragment as operand B of a warpgroup MMA",
+                "WGMMA reads B from shared memory: pass the shared view, or `mma.load` it without `.frag`");
+    return;
+  }
+  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+  if (!tile) return;
+  if (tile->rank() != 2) {
+    unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
+    return;
+  }
+  if (tile->buffer->swizzleBytes) {
+    unsupported(s->source->range(),
+                "a register load of a shared tile that warpgroup MMAs also read through a descriptor",
+                "load this buffer's A tiles either all with `mma.load.frag` or all without it");
+    return;
+  }
+  bool transposed = use->transposed;
+  std::int64_t rows = tile->extents[transposed ? 1 : 0];
+  std::int64_t kdim = tile->extents[transposed ? 0 : 1];
+  if (rows <= 0 || kdim <= 0 || rows % 64 || kdim % 16) {
+    diags_.report(s->source->range().Start, DiagKind::err_wgmma_a_fragment_shape, sym->name, rows, kdim)
+        .range(s->source->range());
+    return;
+  }
+  TokenKind elem = tile->buffer->elem;
+  if (elem != TokenKind::ty_f16 && elem != TokenKind::ty_bf16) {
+    unsupported(s->range(), "a register A operand of type `" + tokenKindSpelling(elem).str() + "`",
+                "warpgroup MMAs take f16 or bf16 A operands from registers");
+    return;
+  }
+  kir::Fragment* f = previous;
+  if (!f || !f->warpgroup || f->role != kir::FragRole::A || f->rows != rows / 64 || f->cols != kdim / 16 ||
+      f->inType != elem) {
+    f = m().fragment();
+    f->name = fresh(sym->name);
+    f->role = kir::FragRole::A;
+    f->inType = elem;
+    f->warpgroup = true;
+    f->rows = rows / 64;
+    f->cols = kdim / 16;
+    f->logicalRows = rows;
+    f->logicalCols = kdim;
+    emit(StmtKind::FragDecl, s->loc())->frag = f;
+  }
+  fragments_[sym] = f;
+  failed_.erase(sym);
+  loadFragment(f, *tile, transposed, s->loc());
 }
 
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
@@ -126,14 +205,17 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
     unsupported(s->range(), s->sparse ? "sparse MMA" : "scaled MMA");
     return;
   }
-  if (!s->rowA || !s->rowB) {
-    unsupported(s->range(), "a warpgroup MMA with an MN-major operand",
-                "store A as [M, K] and B as [N, K] and use `mma.row.row`");
-    return;
-  }
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c || !c->warpgroup) {
     unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
+    return;
+  }
+  // RS mode: A is a register fragment, whatever layout it was loaded from.
+  kir::Fragment* regA = fragmentFor(s->a);
+  if (regA && (!regA->warpgroup || regA->role != kir::FragRole::A)) regA = nullptr;
+  if (!s->rowB || (!s->rowA && !regA)) {
+    unsupported(s->range(), "a warpgroup MMA with an MN-major operand in shared memory",
+                "store A as [M, K] and B as [N, K] and use `mma.row.row`");
     return;
   }
   auto operand = [&](const ast::Expr* e) -> std::optional<kir::Tile> {
@@ -148,15 +230,24 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
     }
     return t;
   };
-  std::optional<kir::Tile> a = operand(s->a);
+  std::optional<kir::Tile> a;
+  if (!regA) {
+    a = operand(s->a);
+    if (!a) return;
+  }
   std::optional<kir::Tile> b = operand(s->b);
-  if (!a || !b) return;
-  std::int64_t mdim = a->extents[0], kdim = a->extents[1], ndim = b->extents[0];
+  if (!b) return;
+  std::int64_t mdim = regA ? regA->logicalRows : a->extents[0];
+  std::int64_t kdim = regA ? regA->logicalCols : a->extents[1];
+  std::int64_t ndim = b->extents[0];
   if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != b->extents[1] || kdim % 16) {
-    unsupported(s->range(), "a warpgroup MMA whose operand tiles do not match its accumulator");
+    diags_
+        .report(s->loc(), DiagKind::err_wgmma_shape_mismatch, mdim, kdim, ndim, b->extents[1], c->logicalRows,
+                c->logicalCols)
+        .range(s->range());
     return;
   }
-  TokenKind in = a->buffer->elem;
+  TokenKind in = regA ? regA->inType : a->buffer->elem;
   if (in != b->buffer->elem || (in != TokenKind::ty_f16 && in != TokenKind::ty_bf16) ||
       (in == TokenKind::ty_bf16 && c->accType == TokenKind::ty_f16)) {
     unsupported(s->range(), "a warpgroup MMA of these element types", "f16 x f16 -> f16/f32 or bf16 x bf16 -> f32");
@@ -167,7 +258,8 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   Stmt* w = emit(StmtKind::WgmmaExec, s->loc());
   w->async = asyncWgmma_;
   w->frag = c;
-  w->src = *a;
+  w->fragA = regA;
+  if (a) w->src = *a;
   w->dst = *b;
   w->count = kdim / 16;
 }

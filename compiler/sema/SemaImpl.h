@@ -190,6 +190,10 @@ class Checker {
   /// `group-4` they stand for shared-memory descriptors (SS-mode WGMMA).
   llvm::DenseSet<const Symbol*> sharedFragments_;
   bool isSharedFragment(const ast::Expr* e) const;
+  /// The latest `mma.load` that bound each register fragment (`.frag`, or a
+  /// view outside shared memory), for notes on operands WGMMA cannot take
+  /// from registers.
+  llvm::DenseMap<const Symbol*, const ast::MmaLoadStmt*> registerLoads_;
   /// The explicit swizzle (in bytes) of the copies that write each buffer.
   struct SwizzleUse {
     std::int64_t bytes;

@@ -67,8 +67,13 @@ void Checker::checkMmaLoad(const MmaLoadStmt* s) {
     sym = declare(s->result, s->loc(), Symbol::Kind::Variable, frag, false);
   }
   result_.declarations[s].push_back(sym);
-  if (!s->toFrag && src.storage == Storage::Shared) sharedFragments_.insert(sym);
-  else sharedFragments_.erase(sym);
+  if (!s->toFrag && src.storage == Storage::Shared) {
+    sharedFragments_.insert(sym);
+    registerLoads_.erase(sym);
+  } else {
+    sharedFragments_.erase(sym);
+    registerLoads_[sym] = s;
+  }
   // Spec 21.3: the swizzle of the copy that wrote the buffer and of the load
   // that reads it must agree.
   if (s->swizzle && src.buffer) {
@@ -253,11 +258,20 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
       hint = "tile K by a multiple of " + std::to_string(sel.instrK);
       break;
-    case target::MmaFailure::OperandSource:
+    case target::MmaFailure::OperandSource: {
       where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
               (sel.failingOperand == 'b' ? " in registers: WGMMA reads B from shared memory" : " from this place");
       hint = "pass the shared-memory view (or `mma.load` without `.frag`)";
-      break;
+      const auto* name = llvm::dyn_cast<NameExpr>(sel.failingOperand == 'b' ? s->b : s->a);
+      const Symbol* operand = name ? result_.references.lookup(name) : nullptr;
+      auto load = operand ? registerLoads_.find(operand) : registerLoads_.end();
+      if (load == registerLoads_.end()) break;
+      if (!load->second->toFrag)
+        hint = "copy the tile into a `shared` buffer and pass that view (or `mma.load` it from there)";
+      report(s->range(), DiagKind::err_mma_unsupported, config, where, hint)
+          .note(load->second->loc(), DiagKind::note_loaded_into_registers, operand->name);
+      return;
+    }
     case target::MmaFailure::OperandLayout:
       where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
               " stored MN-major: only 16-bit WGMMA reads transposed shared operands";

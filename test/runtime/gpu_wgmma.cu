@@ -11,8 +11,12 @@
 //   MN-major (transposed) A [64 k][64 m] / B [64 k][N]: blocks of 64 M/N
 //     elements, each [64 k][128 bytes]; SBO = 1024 (8 k rows), LBO = the
 //     distance between 64-element blocks; the k-th slice starts 2048*k in.
-//   RS mode: A comes from registers, loaded from global memory in the
-//     documented fragment layout (wgmma::a_row / a_col).
+//   RS mode: A comes from registers in the documented fragment layout,
+//     loaded by hand with wgmma::a_row / a_col from global memory, or with
+//     the loads the compiler emits: wgmma::load_a (elements, from global
+//     memory, optionally with only the first 50 rows and 60 columns valid
+//     and the rest zero) and wgmma::load_a_ldsm (ldmatrix from a shared tile
+//     with 144-byte rows, stored [M][K] or, with .trans, [K][M]).
 // Cases with C start the accumulator from random C (scale_d = 1); the others
 // start from NaN and rely on scale_d = 0 in the first wgmma to ignore it.
 // Accumulators are stored with wgmma::acc_row / acc_col, or (f16) with
@@ -33,6 +37,18 @@ namespace {
 
 constexpr int kM = 64;
 constexpr int kK = 64;
+
+// How an RS-mode kernel fills the A registers.
+enum a_load : int {
+  a_by_hand,        // wgmma::a_row / a_col, element by element
+  a_elements,       // wgmma::load_a from global memory
+  a_elements_part,  // wgmma::load_a with kValidM rows and kValidK columns valid
+  a_ldsm,           // wgmma::load_a_ldsm<false> from shared [M][K + 8]
+  a_ldsm_trans,     // wgmma::load_a_ldsm<true> from shared [K][M + 8]
+};
+constexpr int kValidM = 50;
+constexpr int kValidK = 60;
+constexpr int kPadded = kK + 8;  // 144-byte rows: ldmatrix rows in distinct banks
 
 struct config {
   bool rs = false;        // A from registers
@@ -72,36 +88,55 @@ __device__ std::uint64_t slice_desc(const std::uint8_t* tile, int kk, bool mn_ma
                                    static_cast<std::uint32_t>(kk) * 32u);
 }
 
-template <int N, typename AccT, typename InT, bool kRS, bool kTransA, bool kTransB, bool kStmatrix>
+template <int N, typename AccT, typename InT, bool kRS, bool kTransA, bool kTransB, bool kStmatrix,
+          int kALoad = a_by_hand>
 __global__ void __launch_bounds__(128, 1)
     wgmma_kernel(const InT* a, const InT* b, const float* c, float* d, int use_c, int* alignment_error) {
   __shared__ alignas(1024) std::uint8_t s_a[kM * kK * 2];
   __shared__ alignas(1024) std::uint8_t s_b[N * kK * 2];
   __shared__ alignas(128) croq::f16 s_d[kStmatrix ? kM * N : 8];
+  __shared__ alignas(128) InT s_a_rows[kALoad == a_ldsm || kALoad == a_ldsm_trans ? kM * kPadded : 8];
   const int tid = static_cast<int>(threadIdx.x);
 
   if (tid == 0 && ((croq::cvta_shared(s_a) | croq::cvta_shared(s_b)) % 1024u) != 0) *alignment_error = 1;
   if (!kRS) stage_operand(s_a, a, kM, kTransA);
   stage_operand(s_b, b, N, kTransB);
+  if (kALoad == a_ldsm || kALoad == a_ldsm_trans) {
+    for (int idx = tid; idx < kM * kK; idx += blockDim.x) {
+      const int m = idx / kK, k = idx % kK;
+      s_a_rows[kALoad == a_ldsm ? m * kPadded + k : k * kPadded + m] = a[idx];
+    }
+  }
   croq::fence_proxy_async_shared();  // generic-proxy writes -> wgmma (async proxy) reads
   __syncthreads();
 
   // RS: all four k16 slices of A in registers before the wgmma fence.
-  std::uint32_t a_frag[4][4];
+  croq::mma::frag_a a_frag[1][4];
   if constexpr (kRS) {
     for (int kk = 0; kk < 4; ++kk) {
-      for (int r = 0; r < 4; ++r) {
-        std::uint32_t packed = 0;
-        for (int h = 0; h < 2; ++h) {  // element 2r in the low half, 2r + 1 in the high half
-          const int e = 2 * r + h;
-          const InT x = a[croq::wgmma::a_row(tid, e) * kK + kk * 16 + croq::wgmma::a_col(tid, e)];
-          std::uint16_t bits;
-          memcpy(&bits, &x, sizeof bits);
-          packed |= static_cast<std::uint32_t>(bits) << (16 * h);
+      if constexpr (kALoad == a_elements) {
+        croq::wgmma::load_a(a_frag[0][kk], a + kk * 16, kK, 1, kM, 16);
+      } else if constexpr (kALoad == a_elements_part) {
+        croq::wgmma::load_a(a_frag[0][kk], a + kk * 16, kK, 1, kValidM, kValidK - 16 * kk);
+      } else if constexpr (kALoad == a_ldsm) {
+        croq::wgmma::load_a_ldsm<false>(a_frag[0][kk], s_a_rows + kk * 16, kPadded);
+      } else if constexpr (kALoad == a_ldsm_trans) {
+        croq::wgmma::load_a_ldsm<true>(a_frag[0][kk], s_a_rows + kk * 16 * kPadded, kPadded);
+      } else {
+        for (int r = 0; r < 4; ++r) {
+          std::uint32_t packed = 0;
+          for (int h = 0; h < 2; ++h) {  // element 2r in the low half, 2r + 1 in the high half
+            const int e = 2 * r + h;
+            const InT x = a[croq::wgmma::a_row(tid, e) * kK + kk * 16 + croq::wgmma::a_col(tid, e)];
+            std::uint16_t bits;
+            memcpy(&bits, &x, sizeof bits);
+            packed |= static_cast<std::uint32_t>(bits) << (16 * h);
+          }
+          a_frag[0][kk].r[r] = packed;
         }
-        a_frag[kk][r] = packed;
       }
     }
+    croq::wgmma::fence_operands(a_frag);
   }
 
   using acc_info = croq::wgmma::accumulator<N, AccT>;
@@ -128,7 +163,7 @@ __global__ void __launch_bounds__(128, 1)
     const int scale_d = (use_c || kk > 0) ? 1 : 0;
     const std::uint64_t desc_b = slice_desc(s_b, kk, kTransB);
     if constexpr (kRS)
-      croq::wgmma::mma_rs<N, AccT, InT, kTransB ? 1 : 0>(acc, a_frag[kk], desc_b, scale_d);
+      croq::wgmma::mma_rs<N, AccT, InT, kTransB ? 1 : 0>(acc, a_frag[0][kk].r, desc_b, scale_d);
     else
       croq::wgmma::mma_ss<N, AccT, InT, kTransA ? 1 : 0, kTransB ? 1 : 0>(acc, slice_desc(s_a, kk, kTransA),
                                                                           desc_b, scale_d);
@@ -136,6 +171,7 @@ __global__ void __launch_bounds__(128, 1)
   croq::wgmma::commit_group();
   croq::wgmma::wait_group<0>();
   croq::wgmma::fence_operands(acc);
+  if constexpr (kRS) croq::wgmma::fence_operands(a_frag);
 
   if constexpr (kStmatrix) {
     // Pairs of 8-column blocks with stmatrix.x4: matrices (rows 0-7, block j),
@@ -174,7 +210,8 @@ void fill_nonzero(croq::spanned_data<T, 2>& x) {
     if (croq::to_f32(x.data()[i]) == 0.0f) x.data()[i] = croq::utils::from_f32<T>(0.5f);
 }
 
-template <int N, typename AccT, typename InT, bool kRS, bool kTransA, bool kTransB, bool kStmatrix>
+template <int N, typename AccT, typename InT, bool kRS, bool kTransA, bool kTransB, bool kStmatrix,
+          int kALoad = a_by_hand>
 bool run_case(const char* name, bool use_c) {
   // Host copies: A [64][K], B [N][K] (row = output column), C [64][N].
   auto a = croq::make_spandata<InT>(kM, kK);
@@ -195,7 +232,7 @@ bool run_case(const char* name, bool use_c) {
   d_d.poison();
   CROQ_CUDA_CHECK(cudaMemset(d_err.get(), 0, sizeof(int)));
 
-  wgmma_kernel<N, AccT, InT, kRS, kTransA, kTransB, kStmatrix>
+  wgmma_kernel<N, AccT, InT, kRS, kTransA, kTransB, kStmatrix, kALoad>
       <<<1, 128>>>(d_a.get(), d_b.get(), d_c.get(), d_d.get(), use_c ? 1 : 0, d_err.get());
   CROQ_CUDA_CHECK(cudaGetLastError());
   CROQ_CUDA_CHECK(cudaDeviceSynchronize());
@@ -212,8 +249,10 @@ bool run_case(const char* name, bool use_c) {
   for (int i = 0; i < kM; ++i) {
     for (int j = 0; j < N; ++j) {
       double ref = use_c ? static_cast<double>(c[i][j]) : 0.0;
-      for (int k = 0; k < kK; ++k)
+      for (int k = 0; k < kK; ++k) {
+        if (kALoad == a_elements_part && (i >= kValidM || k >= kValidK)) continue;  // read as zero
         ref += static_cast<double>(croq::to_f32(a[i][k])) * static_cast<double>(croq::to_f32(b[j][k]));
+      }
       const double err = std::fabs(static_cast<double>(d[i][j]) - ref);
       if (!(err <= abs_tol + rel_tol * std::fabs(ref))) {
         if (bad < 5) std::printf("  %s: D[%d][%d] = %g, expected %g\n", name, i, j, d[i][j], ref);
@@ -251,6 +290,12 @@ int main() {
   ok &= run_case<64, float, f16, false, true, true, false>("SS m64n64k16 f16->f32 A,B MN-major", true);
   ok &= run_case<128, float, bf16, false, false, true, false>("SS m64n128k16 bf16->f32 B MN-major", false);
   ok &= run_case<128, float, f16, true, false, true, false>("RS m64n128k16 f16->f32 B MN-major", true);
+  // <N, AccT, InT, RS, TransA, TransB, stmatrix, A load>
+  ok &= run_case<128, float, f16, true, false, false, false, a_elements>("RS load_a m64n128k16 f16->f32", false);
+  ok &= run_case<64, float, bf16, true, false, false, false, a_elements_part>("RS load_a 50x60 valid bf16->f32", true);
+  ok &= run_case<128, float, f16, true, false, false, false, a_ldsm>("RS load_a_ldsm m64n128k16 f16->f32", false);
+  ok &= run_case<64, f16, f16, true, false, false, false, a_ldsm>("RS load_a_ldsm m64n64k16 f16->f16 +C", true);
+  ok &= run_case<128, float, bf16, true, false, false, false, a_ldsm_trans>("RS load_a_ldsm.trans bf16->f32", false);
   if (!ok) {
     std::printf("FAIL gpu_wgmma (CROQ_SEED=%llu reproduces the inputs)\n",
                 static_cast<unsigned long long>(croq::random_seed()));

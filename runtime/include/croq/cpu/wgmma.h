@@ -25,6 +25,13 @@
 //                         tile copies into the swizzled layout with the GPU's
 //                         element split among threads and zero fill; the
 //                         asynchronous one completes at once
+//   load_a_ldsm, load_a, mma_rs
+//                         RS mode: A in registers, each warp holding its
+//                         16-row slab of a 64 x 16 atom in the m16n8k16 A
+//                         layout (croq/cpu/device.h's warp loads); mma_rs
+//                         gathers the two rows of A this thread's results need
+//                         from the lanes of its warp (a warp-collective step,
+//                         as mma.sync's emulation) and sums like mma_ss
 #pragma once
 
 #include <cstdint>
@@ -182,6 +189,107 @@ void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem
     float s = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
     for (int k = 0; k < 16; ++k) s += x[k] * y[k];
     detail::set_acc<N, AccT>(acc, i, s);
+  }
+}
+
+// ---- RS mode: A in registers ----------------------------------------------------
+
+inline int warp_in_warpgroup() { return static_cast<int>(cpu::detail::linear_thread_index() / 32u % 4u); }
+
+// A 64 x 16 atom from shared memory (ldmatrix on the GPU); this warp loads
+// its 16-row slab. Trans = false: stored [M][K], row m at p + m * ld; Trans =
+// true: stored [K][M], row k at p + k * ld.
+template <bool Trans, typename T>
+void load_a_ldsm(mma::frag_a& a, const T* p, int ld) {
+  const int slab = 16 * warp_in_warpgroup();
+  mma::load_a_ldsm<Trans>(a, Trans ? p + slab : p + slab * ld, ld);
+}
+
+// A 64 x 16 atom element by element: (m, k) at p[m * s0 + k * s1], the first
+// v0 rows and v1 columns valid, the rest zero.
+template <typename T>
+void load_a(mma::frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
+  const int slab = 16 * warp_in_warpgroup();
+  mma::load_a(a, p + slab * s0, s0, s1, v0 - slab, v1);
+}
+
+template <int R, int C>
+void fence_operands(mma::frag_a (&)[R][C]) {}
+
+namespace detail {
+
+// The warp's A slab (16 x 16, from every lane's four registers) regrouped
+// so that each lane receives the two rows its accumulator elements lie on
+// (rows lane / 4 and lane / 4 + 8 of the slab), 16 values of 16 bits each.
+inline void gather_a_rows(const unsigned char (*in)[cpu::detail::kLaneBytes],
+                          unsigned char (*out)[cpu::detail::kLaneBytes]) {
+  std::uint16_t slab[16][16];
+  for (int lane = 0; lane < 32; ++lane) {
+    std::uint32_t r[4];
+    std::memcpy(r, in[lane], sizeof(r));
+    for (int e = 0; e < 8; ++e)
+      slab[mma::a_row(lane, e)][mma::a_col(lane, e)] = static_cast<std::uint16_t>(r[e / 2] >> (16 * (e % 2)));
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    std::uint16_t rows[2][16];
+    std::memcpy(rows[0], slab[lane / 4], sizeof(rows[0]));
+    std::memcpy(rows[1], slab[lane / 4 + 8], sizeof(rows[1]));
+    std::memcpy(out[lane], rows, sizeof(rows));
+  }
+}
+
+template <typename InT>
+float bits_value(std::uint16_t bits) {
+  if constexpr (std::is_same_v<InT, f16>)
+    return cpu::detail::half_bits_to_float(bits);
+  else
+    return cpu::detail::bf16_bits_to_float(bits);
+}
+
+}  // namespace detail
+
+// acc (+)= A * B^T with A this warpgroup's 64 x 16 atom in registers and B
+// the N x 16 slice `b` (scale_d = 0: acc = A * B^T). Every lane of the warp
+// must call it (the A rows are exchanged within the warp).
+template <int N, typename AccT, typename InT, int WB>
+void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem_desc<WB, InT>& b, int scale_d = 1,
+            const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  static_assert(supported_v<N, AccT, InT>,
+                "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
+                "inputs with f32 accumulators");
+  cpu::detail::BlockRunner* r = cpu::detail::active_runner;
+  if (!r) return;
+  cpu::detail::Warp& w = r->current_warp();
+  if (w.present != ~0u) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "croq cpu runtime: croq::wgmma::mma_rs (%s:%d) in kernel `%s` needs full warps of 32 threads, but "
+                 "warp %u of the block has only %d\n",
+                 file, line, r->launch().kernel, r->current_warp_index(), __builtin_popcount(w.present));
+    std::_Exit(EXIT_FAILURE);
+  }
+  const unsigned lane = r->current_lane();
+  const unsigned slot = w.generation & 1;
+  std::memcpy(w.in[slot][lane], a, sizeof(a));
+  r->warp_collective({"croq::wgmma::mma_rs (wgmma)", file, line}, ~0u,
+                     [](cpu::detail::Warp& warp, unsigned s) { detail::gather_a_rows(warp.in[s], warp.out[s]); });
+  std::uint16_t rows[2][16];
+  std::memcpy(rows, w.out[slot][lane], sizeof(rows));
+  float arow[2][16];
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 16; ++k) arow[h][k] = detail::bits_value<InT>(rows[h][k]);
+  const int tid = detail::warpgroup_tid();
+  float brow[N / 4][16];
+  for (int j = 0; j < N / 4; ++j) {
+    const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
+    for (int k = 0; k < 16; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
+  }
+  for (int i = 0; i < N / 2; ++i) {
+    const float* x = arow[(i / 2) % 2];
+    const float* y = brow[2 * (i / 4) + i % 2];
+    float sum = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
+    for (int k = 0; k < 16; ++k) sum += x[k] * y[k];
+    detail::set_acc<N, AccT>(acc, i, sum);
   }
 }
 

@@ -11,9 +11,10 @@
 //   wgmma::fence();                     before the first wgmma that reads accumulator
 //                                       registers (or RS A registers) written by
 //                                       ordinary instructions
-//   wgmma::mma_ss<N, AccT, InT>(...);   any number, back to back (async)
+//   wgmma::mma_ss<N, AccT, InT>(...);   any number, back to back (async); or mma_rs
 //   wgmma::commit_group();              close the batch
-//   wgmma::wait_group<0>();             accumulators readable; shared operands free
+//   wgmma::wait_group<0>();             accumulators readable; shared operands and RS A
+//                                       registers free (neither may be written before)
 // Shared memory written with ordinary stores must be made visible to the
 // async proxy first: fence_proxy_async_shared() (croq/device/fence.h) and a
 // barrier. TMA writes need no such fence.
@@ -63,7 +64,8 @@
 //
 // A[64 x 16] as 4 x u32 per thread: warp w holds rows 16w .. 16w+15 in the
 // mma.sync m16n8k16 A layout (mma::a_row / a_col plus 16 * w); a_row / a_col
-// below give the coordinates.
+// below give the coordinates, and croq/device/wgmma_tile.h loads whole atoms
+// (load_a_ldsm, load_a).
 #pragma once
 
 #include <cstdint>

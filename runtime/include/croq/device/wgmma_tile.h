@@ -1,9 +1,10 @@
 // croq/device/wgmma_tile.h: what warpgroup MMA statements (`: group-4` on
 // sm_90a) lower to: the swizzled K-major shared layout of WGMMA operand
-// tiles, descriptors of their k16 slices, copies into that layout, and
-// accumulator fill and store.
+// tiles, descriptors of their k16 slices, copies into that layout, loads of
+// RS-mode A operands into registers, and accumulator fill and store.
 //
-// Layout. A shared tile of `rows` x C elements that WGMMA reads is stored
+// Layout. A shared tile of `rows` x C elements that WGMMA reads through a
+// descriptor is stored
 // K-major in blocks of W bytes per row (W = 32, 64 or 128, the swizzle
 // width): column block kb holds columns [kb * W / sizeof(T), ...) of every
 // row, `rows * W` bytes, and inside a block the 16-byte chunks of row r are
@@ -133,6 +134,46 @@ CROQ_DEVICE void tma_load_tile(T* dst, int rows, const CUtensorMap* map, std::ui
 CROQ_DEVICE void tma_wait(std::uint64_t* bar, int& phase) {
   mbarrier::wait_parity(bar, static_cast<std::uint32_t>(phase));
   phase ^= 1;
+}
+
+// ---- RS-mode A fragments ---------------------------------------------------
+//
+// A register operand A [64 * m, K] is m x K/16 atoms of 64 x 16, one
+// mma::frag_a per thread and atom: warp w of the warpgroup holds rows
+// 16w .. 16w + 15 of each atom in the m16n8k16 A layout (wgmma.h, "RS mode A
+// registers"; CUTLASS's GMMA ALayout_64x16 is the same map). The loads take
+// the origin of a 64 x 16 atom and give every warp its 16-row slab; then
+// they are the warp loads of croq/device/mma_tile.h.
+
+// The index of this thread's warp in its warpgroup (0..3).
+CROQ_DEVICE int warp_in_warpgroup() {
+  return (static_cast<int>(threadIdx.x) / 32) % 4;
+}
+
+// A 64 x 16 atom from shared memory with ldmatrix. Trans = false: stored
+// [M][K], row m at p + m * ld; Trans = true: stored [K][M], row k at p + k * ld.
+template <bool Trans, typename T>
+CROQ_DEVICE void load_a_ldsm(mma::frag_a& a, const T* p, int ld) {
+  const int slab = 16 * warp_in_warpgroup();
+  mma::load_a_ldsm<Trans>(a, Trans ? p + slab : p + slab * ld, ld);
+}
+
+// A 64 x 16 atom element by element: (m, k) at p[m * s0 + k * s1], the first
+// v0 rows and v1 columns valid, the rest zero.
+template <typename T>
+CROQ_DEVICE void load_a(mma::frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
+  const int slab = 16 * warp_in_warpgroup();
+  mma::load_a(a, p + slab * s0, s0, s1, v0 - slab, v1);
+}
+
+// Compiler-only barrier on the registers of an A fragment (see
+// fence_operand): wgmma reads them asynchronously between issue and wait.
+template <int R, int C>
+CROQ_DEVICE void fence_operands(mma::frag_a (&a)[R][C]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+#pragma unroll
+    for (int k = 0; k < C; ++k) fence_operands(a[i][k].r);
 }
 
 // ---- accumulators ----------------------------------------------------------
