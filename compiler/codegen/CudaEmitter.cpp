@@ -219,8 +219,7 @@ class Emitter {
         std::string call = s->count > 0 ? llvm::formatv("croq::event::arrive_tx({0}, {1}u, {2});", s->text, s->count,
                                                         s->cond ? printExpr(s->cond) : "true")
                                               .str()
-                           : s->scope == Scope::Warp ? "croq::event::arrive_warp(" + s->text + ");"
-                                                     : "croq::event::arrive(" + s->text + ");";
+                                        : "croq::event::arrive(" + s->text + ");";
         line(s->rank ? "if (" + printExpr(s->rank) + " == 0) " + call : call);
         return;
       }

@@ -523,7 +523,6 @@ class KirPrinter {
       case StmtKind::EventArrive:
         os_ << "event.arrive " << s->text;
         if (s->count > 0) os_ << " expect " << s->count << " bytes";
-        if (s->scope == Scope::Warp) os_ << " per warp";
         if (s->rank) os_ << " by rank 0 of " << printExpr(s->rank);
         os_ << "\n";
         return;

@@ -218,8 +218,8 @@ enum class StmtKind : std::uint8_t {
   TmaWait,        // wait for mbarrier `var` phase `op` (when `cond`)
   TmaStore,       // global box(es) at dst.row0/col0 <- src (shared, dense) through tensor map `text`,
                   // by the thread whose `rank` is 0; `cond` true: TMA, else `body`
-  EventArrive,    // arrive on event `buffer`[index] (an mbarrier): every thread, or with `scope` Warp
-                  // one lane per warp after __syncwarp; `count` > 0: the arrival also expects that
+  EventArrive,    // arrive on event `buffer`[index] (an mbarrier), every thread that runs it;
+                  // `count` > 0: the arrival also expects that
                   // many bytes of TMA transactions (`cond`: TMA is used); `rank` non-null: only the
                   // thread of rank 0 arrives
   EventWait,      // wait for the phase of event `buffer`[index]: parity bit `index` of the thread's

@@ -77,6 +77,26 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
 }
 }  // namespace
 
+void forEachStmt(const ast::Stmt* s, llvm::function_ref<void(const ast::Stmt*)> f) {
+  if (!s) return;
+  f(s);
+  switch (s->kind()) {
+    case NodeKind::CompoundStmt:
+      for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) forEachStmt(c, f);
+      return;
+    case NodeKind::ParallelStmt: forEachStmt(llvm::cast<ParallelStmt>(s)->body, f); return;
+    case NodeKind::WithStmt: forEachStmt(llvm::cast<WithStmt>(s)->body, f); return;
+    case NodeKind::ForeachStmt: forEachStmt(llvm::cast<ForeachStmt>(s)->body, f); return;
+    case NodeKind::WhileStmt: forEachStmt(llvm::cast<WhileStmt>(s)->body, f); return;
+    case NodeKind::InthreadsStmt: forEachStmt(llvm::cast<InthreadsStmt>(s)->body, f); return;
+    case NodeKind::IfStmt:
+      forEachStmt(llvm::cast<IfStmt>(s)->then, f);
+      forEachStmt(llvm::cast<IfStmt>(s)->otherwise, f);
+      return;
+    default: return;
+  }
+}
+
 bool Lowerer::barrierRedundant(kir::Scope scope, std::int64_t namedId) const {
   // A barrier is redundant right after another one of the same scope when
   // nothing in between touched memory other threads read: declarations,
@@ -469,26 +489,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   findEventBoundCopies(root);
   asyncWgmma_ = false;
   if (wgmma_) {
-    std::function<void(const ast::Stmt*)> findWait = [&](const ast::Stmt* s) {
-      if (!s || asyncWgmma_) return;
-      if (llvm::isa<MmaWaitStmt>(s)) asyncWgmma_ = true;
-      switch (s->kind()) {
-        case NodeKind::CompoundStmt:
-          for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) findWait(c);
-          break;
-        case NodeKind::ParallelStmt: findWait(llvm::cast<ParallelStmt>(s)->body); break;
-        case NodeKind::WithStmt: findWait(llvm::cast<WithStmt>(s)->body); break;
-        case NodeKind::ForeachStmt: findWait(llvm::cast<ForeachStmt>(s)->body); break;
-        case NodeKind::WhileStmt: findWait(llvm::cast<WhileStmt>(s)->body); break;
-        case NodeKind::InthreadsStmt: findWait(llvm::cast<InthreadsStmt>(s)->body); break;
-        case NodeKind::IfStmt:
-          findWait(llvm::cast<IfStmt>(s)->then);
-          findWait(llvm::cast<IfStmt>(s)->otherwise);
-          break;
-        default: break;
-      }
-    };
-    findWait(root);
+    forEachStmt(root, [&](const ast::Stmt* s) { asyncWgmma_ = asyncWgmma_ || llvm::isa<MmaWaitStmt>(s); });
   }
   if (options_.arch == "sm_90a") findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);

@@ -10,11 +10,10 @@
 // roles never reach.
 //
 // `shared event e[N]` is an array of N mbarriers. Its arrival count per phase
-// comes from the threads that trigger it: every warp that reaches a
-// `trigger` arrives once (after `__syncwarp`), or every thread when the
-// triggering threads are not whole warps, or one thread for a trigger bound
-// to TMA copies (`trigger e after f`, or the legacy `tma.copy.async<e>`),
-// whose arrival also expects the copies' bytes. All triggers of one event
+// comes from the threads that trigger it: every thread that reaches a
+// `trigger` arrives (each releases its own accesses before it), or one
+// thread for a trigger bound to TMA copies (`trigger e after f`, or the
+// legacy `tma.copy.async<e>`), whose arrival also expects the copies' bytes. All triggers of one event
 // must agree. A `wait e[i]` waits for the phase whose parity is bit i of the
 // waiting thread's phase mask and flips the bit (spec 14.2); `e.at(order)`
 // names slot `order % N` and parity `(order / N) % 2` itself (spec 14.5).
@@ -274,29 +273,12 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
 }
 
 void Lowerer::findEventBoundCopies(const ast::Stmt* body) {
-  std::function<void(const ast::Stmt*)> walk = [&](const ast::Stmt* s) {
-    if (!s) return;
+  forEachStmt(body, [&](const ast::Stmt* s) {
     if (const auto* t = llvm::dyn_cast<TriggerStmt>(s); t && !t->after.empty() && t->targets.size() == 1)
       for (const ast::Expr* f : t->after)
         if (const auto* n = llvm::dyn_cast<NameExpr>(f))
           if (const sema::Symbol* sym = sema_.references.lookup(n)) eventBound_[sym] = t->targets[0];
-    switch (s->kind()) {
-      case NodeKind::CompoundStmt:
-        for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) walk(c);
-        break;
-      case NodeKind::ParallelStmt: walk(llvm::cast<ParallelStmt>(s)->body); break;
-      case NodeKind::WithStmt: walk(llvm::cast<WithStmt>(s)->body); break;
-      case NodeKind::ForeachStmt: walk(llvm::cast<ForeachStmt>(s)->body); break;
-      case NodeKind::WhileStmt: walk(llvm::cast<WhileStmt>(s)->body); break;
-      case NodeKind::InthreadsStmt: walk(llvm::cast<InthreadsStmt>(s)->body); break;
-      case NodeKind::IfStmt:
-        walk(llvm::cast<IfStmt>(s)->then);
-        walk(llvm::cast<IfStmt>(s)->otherwise);
-        break;
-      default: break;
-    }
-  };
-  walk(body);
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -356,16 +338,8 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
       arrivals = 1;
     } else {
       std::vector<bool> on = activeThreads();
-      std::int64_t active = 0;
-      bool wholeWarps = true;
-      for (std::int64_t w = 0; w * 32 < kernel_->threads; ++w) {
-        std::int64_t lanes = 0, present = std::min<std::int64_t>(32, kernel_->threads - 32 * w);
-        for (std::int64_t l = 0; l < present; ++l) lanes += on[32 * w + l];
-        active += lanes;
-        wholeWarps = wholeWarps && (lanes == 0 || lanes == 32);
-      }
-      a->scope = wholeWarps && active >= 32 ? kir::Scope::Warp : kir::Scope::Thread;
-      arrivals = a->scope == kir::Scope::Warp ? active / 32 : active;
+      a->scope = kir::Scope::Thread;
+      arrivals = std::count(on.begin(), on.end(), true);
     }
     if (info.arrivals == 0) {
       info.arrivals = arrivals;

@@ -3,6 +3,7 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/SourceMgr.h>
 
@@ -20,6 +21,11 @@ namespace croqc::lower {
 using kir::Expr;
 using kir::Stmt;
 using kir::StmtKind;
+
+/// Calls `f` on `s` and on every statement nested in it: the bodies of
+/// compound statements, parallels, `with`, `foreach`, `while` and
+/// `inthreads`, and both branches of `if`.
+void forEachStmt(const ast::Stmt* s, llvm::function_ref<void(const ast::Stmt*)> f);
 
 /// One level of thread mapping inside a kernel: which threads form one
 /// instance of the level (`span` consecutive thread ids) and how many

@@ -40,31 +40,15 @@ bool Lowerer::viewOrigin2d(const ast::Expr* e, const Expr*& row, const Expr*& co
 }
 
 void Lowerer::findTmaDestinations(const ast::Stmt* body) {
-  std::function<void(const ast::Stmt*)> walk = [&](const ast::Stmt* s) {
-    if (!s) return;
-    if (const auto* d = llvm::dyn_cast<DmaStmt>(s); d && d->engine == TokenKind::kw_tma) {
-      // Both ends of a TMA copy that live in shared memory keep dense rows.
-      if (d->dest)
-        if (const sema::Symbol* root = rootSymbol(d->dest, nullptr)) tmaDests_.insert(root);
-      if (const sema::Symbol* root = rootSymbol(d->source, nullptr); root && root->type.storage == Storage::Shared)
-        tmaDests_.insert(root);
-    }
-    switch (s->kind()) {
-      case NodeKind::CompoundStmt:
-        for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) walk(c);
-        break;
-      case NodeKind::ParallelStmt: walk(llvm::cast<ParallelStmt>(s)->body); break;
-      case NodeKind::WithStmt: walk(llvm::cast<WithStmt>(s)->body); break;
-      case NodeKind::ForeachStmt: walk(llvm::cast<ForeachStmt>(s)->body); break;
-      case NodeKind::WhileStmt: walk(llvm::cast<WhileStmt>(s)->body); break;
-      case NodeKind::IfStmt:
-        walk(llvm::cast<IfStmt>(s)->then);
-        walk(llvm::cast<IfStmt>(s)->otherwise);
-        break;
-      default: break;
-    }
-  };
-  walk(body);
+  forEachStmt(body, [&](const ast::Stmt* s) {
+    const auto* d = llvm::dyn_cast<DmaStmt>(s);
+    if (!d || d->engine != TokenKind::kw_tma) return;
+    // Both ends of a TMA copy that live in shared memory keep dense rows.
+    if (d->dest)
+      if (const sema::Symbol* root = rootSymbol(d->dest, nullptr)) tmaDests_.insert(root);
+    if (const sema::Symbol* root = rootSymbol(d->source, nullptr); root && root->type.storage == Storage::Shared)
+      tmaDests_.insert(root);
+  });
 }
 
 std::string Lowerer::tensorMap(const kir::Buffer* global, std::int64_t rows, std::int64_t cols, int swizzle) {

@@ -25,30 +25,6 @@ namespace croqc::lower {
 
 using namespace ast;
 
-namespace {
-
-void walkStmts(const ast::Stmt* s, const std::function<void(const ast::Stmt*)>& f) {
-  if (!s) return;
-  f(s);
-  switch (s->kind()) {
-    case NodeKind::CompoundStmt:
-      for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) walkStmts(c, f);
-      return;
-    case NodeKind::ParallelStmt: walkStmts(llvm::cast<ParallelStmt>(s)->body, f); return;
-    case NodeKind::WithStmt: walkStmts(llvm::cast<WithStmt>(s)->body, f); return;
-    case NodeKind::ForeachStmt: walkStmts(llvm::cast<ForeachStmt>(s)->body, f); return;
-    case NodeKind::WhileStmt: walkStmts(llvm::cast<WhileStmt>(s)->body, f); return;
-    case NodeKind::InthreadsStmt: walkStmts(llvm::cast<InthreadsStmt>(s)->body, f); return;
-    case NodeKind::IfStmt:
-      walkStmts(llvm::cast<IfStmt>(s)->then, f);
-      walkStmts(llvm::cast<IfStmt>(s)->otherwise, f);
-      return;
-    default: return;
-  }
-}
-
-}  // namespace
-
 bool Lowerer::wgmmaLoadsRegisters(const MmaLoadStmt* s) const {
   if (s->toFrag) return true;
   const sema::Type* t = sema_.typeOf(s->source);
@@ -61,7 +37,7 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
   // directly.
   llvm::DenseSet<const sema::Symbol*> fragments;
   std::vector<const ast::Expr*> operands;
-  walkStmts(body, [&](const ast::Stmt* s) {
+  forEachStmt(body, [&](const ast::Stmt* s) {
     if (const auto* l = llvm::dyn_cast<MmaLoadStmt>(s)) {
       auto decls = sema_.declarations.find(l);
       if (decls != sema_.declarations.end() && !decls->second.empty()) fragments.insert(decls->second.front());

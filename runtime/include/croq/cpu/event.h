@@ -79,11 +79,6 @@ inline void init(std::uint64_t* bars, int n, std::uint32_t count, int tid) {
 
 inline void arrive(std::uint64_t* bar) { mbarrier::arrive(bar); }
 
-inline void arrive_warp(std::uint64_t* bar, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  __syncwarp(0xFFFFFFFFu, file, line);
-  if ((cpu::detail::linear_thread_index() & 31u) == 0) mbarrier::arrive(bar);
-}
-
 inline void arrive_tx(std::uint64_t* bar, std::uint32_t, bool) { mbarrier::arrive(bar); }
 
 inline void wait_parity(std::uint64_t* bar, std::uint32_t parity, const char* name, int index,

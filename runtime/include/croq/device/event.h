@@ -1,7 +1,8 @@
 // croq/device/event.h: `shared event`s (spec 14) as mbarriers.
 //
 // An event is an mbarrier in shared memory whose arrival count croqc derives
-// from the threads that trigger it. Every waiting thread keeps, per event
+// from the threads that trigger it (each triggering thread arrives, so each
+// releases its own accesses). Every waiting thread keeps, per event
 // array, a mask of phase parities (bit i for element i): a wait returns once
 // the phase with the parity of its bit has completed and then flips the bit,
 // so the same event is reused every iteration (spec 14.2). Events declared
@@ -9,7 +10,6 @@
 //
 //   init(bars, n, count, tid)         mbarrier.init of bars[0..n) for `count` arrivals (threads tid, tid + blockDim, ...)
 //   arrive(bar)                       one arrival
-//   arrive_warp(bar)                  __syncwarp, then one arrival by lane 0 (the warp's writes happen before it)
 //   arrive_tx(bar, bytes, tma)        one arrival that expects `bytes` of TMA transactions (a plain arrival when
 //                                     the copies ran without TMA)
 //   wait(bar, phases, i, name)        waits for the phase of parity bit i of `phases` (bit 0 for a single event,
@@ -33,11 +33,6 @@ CROQ_DEVICE void init(std::uint64_t* bars, int n, std::uint32_t count, int tid) 
 }
 
 CROQ_DEVICE void arrive(std::uint64_t* bar) { mbarrier::arrive(bar); }
-
-CROQ_DEVICE void arrive_warp(std::uint64_t* bar) {
-  __syncwarp();
-  if ((threadIdx.x & 31u) == 0) mbarrier::arrive(bar);
-}
 
 CROQ_DEVICE void arrive_tx(std::uint64_t* bar, std::uint32_t bytes, bool tma) {
   if (tma) mbarrier::arrive_expect_tx(bar, bytes);

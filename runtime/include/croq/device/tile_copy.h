@@ -41,6 +41,24 @@ CROQ_DEVICE T zero_value() {
 
 CROQ_DEVICE int clamp_count(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 
+// A 16-byte load that stays where it is written. At a tile's edge a vector is
+// read only when all of it lies inside the source; ptxas would otherwise
+// merge the guarded element loads of the tail with it and issue the vector
+// load unconditionally (a read-only `__restrict__` source allows that), past
+// the end of the tensor.
+CROQ_DEVICE uint4 load16_in_place(const void* p) {
+  uint4 v;
+#if defined(__CUDA_ARCH__)
+  asm volatile("ld.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p)
+               : "memory");
+#else
+  v = *static_cast<const uint4*>(p);
+#endif
+  return v;
+}
+
 // Can an R x C tile move as 16-byte vectors: whole vectors per row,
 // contiguous rows whose starts stay 16-byte aligned on both sides?
 template <typename T, int R, int C>
@@ -98,7 +116,7 @@ CROQ_DEVICE void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* 
     T* d = dst + r * ds0 + c;
     const T* s = src + r * ss0 + c;
     if (dn == V && sn == V) {
-      *reinterpret_cast<uint4*>(d) = *reinterpret_cast<const uint4*>(s);
+      *reinterpret_cast<uint4*>(d) = detail::load16_in_place(s);
       continue;
     }
     for (int e = 0; e < dn; ++e) {
