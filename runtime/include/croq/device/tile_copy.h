@@ -39,24 +39,21 @@ CROQ_DEVICE T zero_value() {
   return utils::from_f32<T>(0.0f);
 }
 
-CROQ_DEVICE int clamp_count(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
-
-// A 16-byte load that stays where it is written. At a tile's edge a vector is
-// read only when all of it lies inside the source; ptxas would otherwise
-// merge the guarded element loads of the tail with it and issue the vector
-// load unconditionally (a read-only `__restrict__` source allows that), past
-// the end of the tensor.
-CROQ_DEVICE uint4 load16_in_place(const void* p) {
-  uint4 v;
+// max(0, min(v, hi)), the number of elements of a vector at a tile's edge.
+// Written in PTX on the device: ptxas of CUDA 13.0 turns the C++ form into
+// VIMNMX.RELU and tests the result's `== hi` with that instruction's
+// predicate output, which also held for v = 0, so a thread past the edge of
+// a tensor took the whole-vector path and read 16 bytes past its end (caught
+// by compute-sanitizer memcheck in examples/events/producer_consumer.co).
+CROQ_DEVICE int clamp_count(int v, int hi) {
 #if defined(__CUDA_ARCH__)
-  asm volatile("ld.v4.u32 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p)
-               : "memory");
+  int r;
+  asm("max.s32 %0, %1, 0;\n" : "=r"(r) : "r"(v));
+  asm("min.s32 %0, %0, %1;\n" : "+r"(r) : "r"(hi));
+  return r;
 #else
-  v = *static_cast<const uint4*>(p);
+  return v < 0 ? 0 : (v > hi ? hi : v);
 #endif
-  return v;
 }
 
 // Can an R x C tile move as 16-byte vectors: whole vectors per row,
@@ -116,7 +113,7 @@ CROQ_DEVICE void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* 
     T* d = dst + r * ds0 + c;
     const T* s = src + r * ss0 + c;
     if (dn == V && sn == V) {
-      *reinterpret_cast<uint4*>(d) = detail::load16_in_place(s);
+      *reinterpret_cast<uint4*>(d) = *reinterpret_cast<const uint4*>(s);
       continue;
     }
     for (int e = 0; e < dn; ++e) {
