@@ -110,6 +110,8 @@ class Lowerer {
   // ---- MMA (LowerMma.cpp) ----
   void lowerMmaFill(const ast::MmaFillStmt* s);
   void lowerMmaLoad(const ast::MmaLoadStmt* s);
+  /// The 2-D tile an `mma.load` reads; nullopt after a diagnostic.
+  std::optional<kir::Tile> lowerMmaLoadSource(const ast::MmaLoadStmt* s);
   void lowerMmaExec(const ast::MmaExecStmt* s);
   void lowerMmaStore(const ast::MmaStoreStmt* s);
   kir::Fragment* fragmentFor(const ast::Expr* e);

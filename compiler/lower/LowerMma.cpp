@@ -160,6 +160,15 @@ kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
   return sym ? fragments_.lookup(sym) : nullptr;
 }
 
+std::optional<kir::Tile> Lowerer::lowerMmaLoadSource(const ast::MmaLoadStmt* s) {
+  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+  if (tile && tile->rank() != 2) {
+    unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
+    return std::nullopt;
+  }
+  return tile;
+}
+
 void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   if (wgmma_) return lowerWgmmaLoad(s);
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
@@ -170,12 +179,8 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
     unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
     return;
   }
-  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+  std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
-  if (tile->rank() != 2) {
-    unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
-    return;
-  }
   bool transposed = use->transposed;
   std::int64_t outer = tile->extents[transposed ? 1 : 0];
   std::int64_t kdim = tile->extents[transposed ? 0 : 1];

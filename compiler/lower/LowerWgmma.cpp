@@ -131,12 +131,8 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
                 "WGMMA reads B from shared memory: pass the shared view, or `mma.load` it without `.frag`");
     return;
   }
-  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+  std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
-  if (tile->rank() != 2) {
-    unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
-    return;
-  }
   if (tile->buffer->swizzleBytes) {
     unsupported(s->source->range(),
                 "a register load of a shared tile that warpgroup MMAs also read through a descriptor",

@@ -361,6 +361,27 @@ void mma_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char 
 
 }  // namespace detail
 
+namespace detail {
+
+// Stops the program unless the running thread's warp has all 32 lanes (a
+// warp-collective MMA needs them): `what` names the operation.
+inline cpu::detail::BlockRunner* require_full_warp(const char* what, const char* file, int line) {
+  cpu::detail::BlockRunner* r = cpu::detail::active_runner;
+  if (!r) return nullptr;
+  const cpu::detail::Warp& w = r->current_warp();
+  if (w.present != ~0u) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "croq cpu runtime: %s (%s:%d) in kernel `%s` needs a full warp of 32 threads, but warp %u of the "
+                 "block has only %d\n",
+                 what, file, line, r->launch().kernel, r->current_warp_index(), __builtin_popcount(w.present));
+    std::_Exit(EXIT_FAILURE);
+  }
+  return r;
+}
+
+}  // namespace detail
+
 // acc += a * b over the warp (every one of its 32 lanes must call it), with
 // the variant chosen by the types: (f16, f16), (float, f16), (float, bf16).
 template <typename InT, typename AccT>
@@ -370,17 +391,9 @@ void mma(frag_c<AccT>& acc, const frag_a& a, const frag_b& b, const char* file =
   static_assert(std::is_same_v<InT, f16> || std::is_same_v<InT, bf16>, "mma.sync m16n8k16 inputs are f16 or bf16");
   static_assert(!std::is_same_v<AccT, f16> || std::is_same_v<InT, f16>, "an f16 accumulator takes f16 inputs");
   static_assert(sizeof(detail::MmaLane<AccT>) <= cpu::detail::kLaneBytes, "lane operands fit the warp scratch");
-  cpu::detail::BlockRunner* r = cpu::detail::active_runner;
+  cpu::detail::BlockRunner* r = detail::require_full_warp("croq::mma::mma", file, line);
   if (!r) return;
   cpu::detail::Warp& w = r->current_warp();
-  if (w.present != ~0u) {
-    std::fflush(stdout);
-    std::fprintf(stderr,
-                 "croq cpu runtime: croq::mma::mma (%s:%d) in kernel `%s` needs a full warp of 32 threads, but warp "
-                 "%u of the block has only %d\n",
-                 file, line, r->launch().kernel, r->current_warp_index(), __builtin_popcount(w.present));
-    std::_Exit(EXIT_FAILURE);
-  }
   const unsigned lane = r->current_lane();
   const unsigned slot = w.generation & 1;
   const detail::MmaLane<AccT> mine{a, b, acc};

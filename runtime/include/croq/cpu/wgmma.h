@@ -51,26 +51,7 @@ namespace wgmma {
 
 // ---- accumulators ----------------------------------------------------------
 
-template <int N, typename AccT>
-struct accumulator;
-template <int N>
-struct accumulator<N, float> {
-  static constexpr int registers = N / 2;
-  using type = float[N / 2];
-};
-template <int N>
-struct accumulator<N, f16> {
-  static constexpr int registers = N / 4;
-  using type = std::uint32_t[N / 4];
-};
-template <int N, typename AccT>
-using accumulator_t = typename accumulator<N, AccT>::type;
 
-template <int N, typename AccT, typename InT>
-inline constexpr bool supported_v = N >= 8 && N <= 256 && N % 8 == 0 &&
-                                    ((std::is_same_v<InT, f16> &&
-                                      (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)) ||
-                                     (std::is_same_v<InT, bf16> && std::is_same_v<AccT, float>));
 
 template <int N, typename AccT>
 void fill(accumulator_t<N, AccT>& acc, float v) {
@@ -150,6 +131,32 @@ smem_desc<W, T> desc_at(const T* base, int rows, int r0, int c0) {
 
 // ---- SS mode ------------------------------------------------------------------
 
+namespace detail {
+
+// acc (+)= A * B^T for this thread's elements, given the two rows of A they
+// lie on (acc_row(tid, i) for i / 2 % 2 = 0 and 1) and the B slice `b`: the
+// thread's N / 4 columns (acc_col(tid, i) for (i / 4, i % 2)) are read from
+// B once, each element summed over k in f32 from its old value, in k order.
+template <int N, typename AccT, typename InT, int WB>
+void accumulate_rows(accumulator_t<N, AccT>& acc, const float (&arow)[2][16], const smem_desc<WB, InT>& b,
+                     int scale_d) {
+  const int tid = warpgroup_tid();
+  float brow[N / 4][16];
+  for (int j = 0; j < N / 4; ++j) {
+    const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
+    for (int k = 0; k < 16; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
+  }
+  for (int i = 0; i < N / 2; ++i) {
+    const float* x = arow[(i / 2) % 2];
+    const float* y = brow[2 * (i / 4) + i % 2];
+    float s = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
+    for (int k = 0; k < 16; ++k) s += x[k] * y[k];
+    set_acc<N, AccT>(acc, i, s);
+  }
+}
+
+}  // namespace detail
+
 // acc (+)= A * B^T with A the 64 x 16 slice `a` and B the N x 16 slice `b`
 // (scale_d = 0: acc = A * B^T), for this thread's accumulator elements.
 template <int N, typename AccT, typename InT, int WA, int WB>
@@ -170,26 +177,13 @@ void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem
     std::_Exit(EXIT_FAILURE);
   }
   const int tid = detail::warpgroup_tid();
-  // This thread's elements lie on two rows of the result, acc_row(tid, i)
-  // for i / 2 % 2 = 0 and 1, and on N / 4 columns, acc_col(tid, i) for
-  // (i / 4, i % 2): read those rows of A and of B once.
+  // The two rows of A this thread's elements lie on.
   float arow[2][16];
   for (int h = 0; h < 2; ++h) {
     const int r = a.r0 + acc_row(tid, 2 * h);
     for (int k = 0; k < 16; ++k) arow[h][k] = static_cast<float>(a.base[swz_index<WA, InT>(r, a.c0 + k, a.rows)]);
   }
-  float brow[N / 4][16];
-  for (int j = 0; j < N / 4; ++j) {
-    const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
-    for (int k = 0; k < 16; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
-  }
-  for (int i = 0; i < N / 2; ++i) {
-    const float* x = arow[(i / 2) % 2];
-    const float* y = brow[2 * (i / 4) + i % 2];
-    float s = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
-    for (int k = 0; k < 16; ++k) s += x[k] * y[k];
-    detail::set_acc<N, AccT>(acc, i, s);
-  }
+  detail::accumulate_rows<N, AccT, InT, WB>(acc, arow, b, scale_d);
 }
 
 // ---- RS mode: A in registers ----------------------------------------------------
@@ -257,17 +251,9 @@ void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem
   static_assert(supported_v<N, AccT, InT>,
                 "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
                 "inputs with f32 accumulators");
-  cpu::detail::BlockRunner* r = cpu::detail::active_runner;
+  cpu::detail::BlockRunner* r = mma::detail::require_full_warp("croq::wgmma::mma_rs", file, line);
   if (!r) return;
   cpu::detail::Warp& w = r->current_warp();
-  if (w.present != ~0u) {
-    std::fflush(stdout);
-    std::fprintf(stderr,
-                 "croq cpu runtime: croq::wgmma::mma_rs (%s:%d) in kernel `%s` needs full warps of 32 threads, but "
-                 "warp %u of the block has only %d\n",
-                 file, line, r->launch().kernel, r->current_warp_index(), __builtin_popcount(w.present));
-    std::_Exit(EXIT_FAILURE);
-  }
   const unsigned lane = r->current_lane();
   const unsigned slot = w.generation & 1;
   std::memcpy(w.in[slot][lane], a, sizeof(a));
@@ -278,19 +264,7 @@ void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem
   float arow[2][16];
   for (int h = 0; h < 2; ++h)
     for (int k = 0; k < 16; ++k) arow[h][k] = detail::bits_value<InT>(rows[h][k]);
-  const int tid = detail::warpgroup_tid();
-  float brow[N / 4][16];
-  for (int j = 0; j < N / 4; ++j) {
-    const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
-    for (int k = 0; k < 16; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
-  }
-  for (int i = 0; i < N / 2; ++i) {
-    const float* x = arow[(i / 2) % 2];
-    const float* y = brow[2 * (i / 4) + i % 2];
-    float sum = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
-    for (int k = 0; k < 16; ++k) sum += x[k] * y[k];
-    detail::set_acc<N, AccT>(acc, i, sum);
-  }
+  detail::accumulate_rows<N, AccT, InT, WB>(acc, arow, b, scale_d);
 }
 
 // ---- copies into a swizzled tile ---------------------------------------------

@@ -171,22 +171,6 @@ CROQ_DEVICE void fence_operands(T (&regs)[Count]) {
 
 // ---- accumulators and layouts ----------------------------------------------
 
-// The per-thread accumulator of an m64nN wgmma: float[N/2] for f32, or
-// uint32_t[N/4] (packed f16 pairs) for f16.
-template <int N, typename AccT>
-struct accumulator;
-template <int N>
-struct accumulator<N, float> {
-  static constexpr int registers = N / 2;
-  using type = float[N / 2];
-};
-template <int N>
-struct accumulator<N, f16> {
-  static constexpr int registers = N / 4;
-  using type = std::uint32_t[N / 4];
-};
-template <int N, typename AccT>
-using accumulator_t = typename accumulator<N, AccT>::type;
 
 // Row / column (within the 64 x 16 A tile) of RS-mode A element e (0..7,
 // register e / 2, low half = even e) of warpgroup thread `tid`.
@@ -196,11 +180,6 @@ CROQ_HOST_DEVICE constexpr int a_col(int tid, int e) { return mma::a_col(tid % 3
 // ---- entry points -------------------------------------------------------------
 
 // True for the shapes and types that wgmma m64nNk16 supports.
-template <int N, typename AccT, typename InT>
-inline constexpr bool supported_v = N >= 8 && N <= 256 && N % 8 == 0 &&
-                                    ((std::is_same_v<InT, f16> &&
-                                      (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)) ||
-                                     (std::is_same_v<InT, bf16> && std::is_same_v<AccT, float>));
 
 // SS mode: acc (+)= A * B with A and B described by shared-memory descriptors.
 //   TransA / TransB: 0 = K-major operand, 1 = MN-major (transposed) operand.

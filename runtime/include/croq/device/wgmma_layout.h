@@ -6,16 +6,41 @@
 // croq/device/wgmma.h). The GPU wrappers and the CPU emulation
 // (croq/cpu/wgmma.h) both use these functions, so a tile copied and an
 // accumulator stored on either target hold the same elements in the same
-// places.
+// places; and the accumulator type and the legal shapes, shared the same way.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "croq/device/swizzle.h"
 #include "croq/types.h"
 
 namespace croq {
 namespace wgmma {
+
+// The per-thread accumulator of an m64nN wgmma: float[N/2] for f32, or
+// uint32_t[N/4] (packed f16 pairs) for f16.
+template <int N, typename AccT>
+struct accumulator;
+template <int N>
+struct accumulator<N, float> {
+  static constexpr int registers = N / 2;
+  using type = float[N / 2];
+};
+template <int N>
+struct accumulator<N, f16> {
+  static constexpr int registers = N / 4;
+  using type = std::uint32_t[N / 4];
+};
+template <int N, typename AccT>
+using accumulator_t = typename accumulator<N, AccT>::type;
+
+// The shapes and types wgmma m64nNk16 takes (f16/bf16 operands).
+template <int N, typename AccT, typename InT>
+inline constexpr bool supported_v = N >= 8 && N <= 256 && N % 8 == 0 &&
+                                    ((std::is_same_v<InT, f16> &&
+                                      (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)) ||
+                                     (std::is_same_v<InT, bf16> && std::is_same_v<AccT, float>));
 
 // Element index of logical (r, c) in a swizzled K-major tile of `rows` rows
 // (W = 32, 64 or 128 bytes per swizzle row): column block kb = c / (W /
