@@ -26,8 +26,10 @@ std::unique_ptr<kir::Module> Lowerer::run(const Program& program) {
   unsigned errorsBefore = diags_.errorCount();
   for (const Node* item : program.items) {
     if (const auto* h = llvm::dyn_cast<HostCode>(item)) {
+      if (cpuTarget()) checkHostCodeForCpu(h->text, h->loc());
       m().items.push_back({kir::TopItem::Kind::HostText, h->text.str(), h->loc(), nullptr});
     } else if (const auto* d = llvm::dyn_cast<DeviceCode>(item)) {
+      if (cpuTarget()) checkHostCodeForCpu(d->text, d->loc());
       m().items.push_back({kir::TopItem::Kind::HostText, d->text.str(), d->loc(), nullptr});
     } else if (const auto* fn = llvm::dyn_cast<CoFunction>(item)) {
       const sema::FunctionInfo* info = nullptr;
@@ -932,6 +934,75 @@ constexpr llvm::StringLiteral kInlinePtxHint =
     "write it in Croqtile or plain C++; inline PTX needs a GPU (`--target=cuda`)";
 
 }  // namespace
+
+void Lowerer::checkHostCodeForCpu(llvm::StringRef code, llvm::SMLoc loc) {
+  static const llvm::StringMap<llvm::StringRef> kMissing = [] {
+    llvm::StringMap<llvm::StringRef> m;
+#define CUDA_INTRINSIC(name, what) m[#name] = what;
+#include "target/CudaIntrinsics.def"
+    return m;
+  }();
+  auto isWordChar = [](char ch) { return llvm::isAlnum(ch) || ch == '_'; };
+  auto report = [&](size_t at, size_t len, const std::string& what, llvm::StringRef hint) {
+    llvm::SMLoc start = llvm::SMLoc::getFromPointer(loc.getPointer() + at);
+    cannotEmulate({start, llvm::SMLoc::getFromPointer(loc.getPointer() + at + len)}, what, hint);
+  };
+  // Identifiers of code only: comments, string and character literals and
+  // preprocessor lines are skipped.
+  bool lineStart = true;
+  for (size_t i = 0; i < code.size();) {
+    char ch = code[i];
+    if (ch == '\n') {
+      lineStart = true;
+      ++i;
+      continue;
+    }
+    if (llvm::isSpace(ch)) {
+      ++i;
+      continue;
+    }
+    if (lineStart && ch == '#') {
+      while (i < code.size() && code[i] != '\n') i += code[i] == '\\' ? 2 : 1;
+      continue;
+    }
+    lineStart = false;
+    if (code.substr(i).startswith("//")) {
+      i = code.find('\n', i);
+      if (i == llvm::StringRef::npos) break;
+      continue;
+    }
+    if (code.substr(i).startswith("/*")) {
+      size_t end = code.find("*/", i + 2);
+      i = end == llvm::StringRef::npos ? code.size() : end + 2;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') {
+      for (++i; i < code.size() && code[i] != ch && code[i] != '\n'; ++i)
+        if (code[i] == '\\') ++i;
+      ++i;
+      continue;
+    }
+    if (!isWordChar(ch) || llvm::isDigit(ch)) {
+      ++i;
+      continue;
+    }
+    size_t begin = i;
+    while (i < code.size() && isWordChar(code[i])) ++i;
+    llvm::StringRef word = code.slice(begin, i);
+    size_t next = i;
+    while (next < code.size() && llvm::isSpace(code[next])) ++next;
+    bool call = next < code.size() && code[next] == '(';
+    if (word == "asm" || word == "__asm" || word == "__asm__") {
+      report(begin, word.size(), "inline PTX (`" + word.str() + "`) in host or `__device__` code", kInlinePtxHint);
+    } else if (call) {
+      auto it = kMissing.find(word);
+      if (it != kMissing.end())
+        report(begin, word.size(), "the CUDA device function `" + word.str() + "` (" + it->second.str() + ")",
+               "the CPU runtime does not provide it; write the computation in plain C++ for code built with "
+               "`--target=cpu`");
+    }
+  }
+}
 
 void Lowerer::lowerCpp(const ast::Stmt* s) {
   if (const auto* c = llvm::dyn_cast<CppStmt>(s)) {

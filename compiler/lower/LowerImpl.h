@@ -65,6 +65,10 @@ class Lowerer {
   void lowerWhile(const ast::WhileStmt* s);
   void lowerSync(const ast::SyncStmt* s);
   void lowerCpp(const ast::Stmt* s);
+  /// `--target=cpu`: host and `__device__` code that only a GPU can run
+  /// (inline PTX, CUDA device functions the CPU runtime lacks) is reported
+  /// where it is written.
+  void checkHostCodeForCpu(llvm::StringRef code, llvm::SMLoc loc);
   kir::Buffer* makeBuffer(const sema::Symbol* sym, kir::Space space, TokenKind elem, const sema::SymList& shape,
                           llvm::ArrayRef<std::int64_t> arrayDims, llvm::SMLoc loc);
   void declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc);
