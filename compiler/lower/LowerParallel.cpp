@@ -213,15 +213,12 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
   if (p != kernelInfo_->root && frames_.size() > framesBefore && frames_[framesBefore].level != ParallelLevel::Block) {
     const LevelFrame& outer = framesBefore > 0 ? frames_[framesBefore - 1] : frames_.front();
     kir::Scope scope = outer.span == 32 && outer.span < kernel_->threads ? kir::Scope::Warp : kir::Scope::Cta;
-    frames_.resize(framesBefore);
-    Stmt* bar = m().stmt(StmtKind::Barrier, p->range().End);
-    bar->scope = scope;
     if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
       // Inside an `inthreads` region: over the region's threads.
-      std::vector<Stmt*> one;
-      nested(one, [&] { barrier(scope, p->range().End); });
-      for (Stmt* s : one) out_->push_back(s);
+      barrier(scope, p->range().End);
     } else {
+      Stmt* bar = m().stmt(StmtKind::Barrier, p->range().End);
+      bar->scope = scope;
       out_->push_back(bar);
     }
   }
