@@ -25,6 +25,24 @@ namespace croqc::lower {
 
 using namespace ast;
 
+std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage storage, const kir::Tile& src,
+                                             llvm::SMLoc loc) {
+  sema::Type type = future->type;
+  type.storage = storage;
+  type.shape.clear();
+  for (std::int64_t e : src.extents) type.shape.push_back(symbols().constant(e));
+  type.elem = src.buffer->elem;
+  kir::Buffer* buffer = futureStorage(future, type, loc);
+  if (!buffer) return std::nullopt;
+  kir::Tile t;
+  t.buffer = buffer;
+  t.offset = m().intc(0);
+  t.extents = src.extents;
+  t.strides = buffer->strides;
+  t.valid.assign(t.extents.size(), nullptr);
+  return t;
+}
+
 kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc) {
   if (kir::Buffer* b = buffers_.lookup(future)) return b;
   kir::Space space = type.storage == Storage::Local ? kir::Space::Local : kir::Space::Shared;
@@ -196,20 +214,8 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       unsupported(d->range(), "an unnamed copy into new storage", "bind it: `f = dma.copy ... => shared;`");
       return;
     }
-    sema::Type type = future->type;
-    type.storage = d->destStorage;
-    type.shape.clear();
-    for (std::int64_t e : src->extents) type.shape.push_back(symbols().constant(e));
-    type.elem = src->buffer->elem;
-    kir::Buffer* storage = futureStorage(future, type, d->loc());
-    if (!storage) return;
-    kir::Tile t;
-    t.buffer = storage;
-    t.offset = m().intc(0);
-    t.extents = src->extents;
-    t.strides = storage->strides;
-    t.valid.assign(t.extents.size(), nullptr);
-    dst = t;
+    dst = futureTile(future, d->destStorage, *src, d->loc());
+    if (!dst) return;
   }
   for (size_t i = 0; i < dst->extents.size(); ++i) {
     if (dst->extents[i] <= 0) {

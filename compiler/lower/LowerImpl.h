@@ -110,6 +110,10 @@ class Lowerer {
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);
+  /// The whole new buffer a copy of `src` into fresh `storage` (`f = dma.copy
+  /// src => shared`) writes, as a tile; nullopt after a diagnostic.
+  std::optional<kir::Tile> futureTile(const sema::Symbol* future, ast::Storage storage, const kir::Tile& src,
+                                      llvm::SMLoc loc);
 
   // ---- MMA (LowerMma.cpp) ----
   void lowerMmaFill(const ast::MmaFillStmt* s);
@@ -119,6 +123,10 @@ class Lowerer {
   void lowerMmaExec(const ast::MmaExecStmt* s);
   void lowerMmaStore(const ast::MmaStoreStmt* s);
   kir::Fragment* fragmentFor(const ast::Expr* e);
+  /// Binds `sym` to the new fragment `f` and declares it here.
+  void declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::SMLoc loc);
+  /// `mma.fill`: every element of `f` set to the statement's value.
+  void emitFill(kir::Fragment* f, const ast::MmaFillStmt* s);
   /// The fragment an `mma.fill`/`mma.load` binds (`result = ...`) or
   /// re-initialises (`target`).
   const sema::Symbol* mmaTarget(const ast::Stmt* s, llvm::StringRef result, const ast::Expr* target) const;

@@ -50,6 +50,17 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 
 }  // namespace
 
+void Lowerer::declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::SMLoc loc) {
+  fragments_[sym] = f;
+  emit(StmtKind::FragDecl, loc)->frag = f;
+}
+
+void Lowerer::emitFill(kir::Fragment* f, const ast::MmaFillStmt* s) {
+  Stmt* fill = emit(StmtKind::FragFill, s->loc());
+  fill->frag = f;
+  fill->value = m().convert(lowerExpr(s->value), kir::ScalarType::element(TokenKind::ty_f32));
+}
+
 void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   if (wgmma_) return lowerWgmmaFill(s);
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
@@ -87,12 +98,9 @@ void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
     f->cols = *cols / 8;
     f->logicalRows = *rows;
     f->logicalCols = *cols;
-    fragments_[sym] = f;
-    emit(StmtKind::FragDecl, s->loc())->frag = f;
+    declareFragment(sym, f, s->loc());
   }
-  Stmt* fill = emit(StmtKind::FragFill, s->loc());
-  fill->frag = f;
-  fill->value = m().convert(lowerExpr(s->value), kir::ScalarType::element(TokenKind::ty_f32));
+  emitFill(f, s);
 }
 
 void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc) {
@@ -208,8 +216,7 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
     f->cols = kdim / 16;
     f->logicalRows = outer;
     f->logicalCols = kdim;
-    fragments_[sym] = f;
-    emit(StmtKind::FragDecl, s->loc())->frag = f;
+    declareFragment(sym, f, s->loc());
   }
   loadFragment(f, *tile, transposed, s->loc());
 }

@@ -125,20 +125,9 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     dst = lowerTile(d->dest, "the TMA destination");
     if (!dst) return;
   } else if (future) {
-    sema::Type type = future->type;
-    type.storage = Storage::Shared;
-    type.shape = {symbols().constant(src->extents[0]), symbols().constant(src->extents[1])};
-    type.elem = src->buffer->elem;
     tmaDests_.insert(future);
-    kir::Buffer* storage = futureStorage(future, type, d->loc());
-    if (!storage) return;
-    kir::Tile t;
-    t.buffer = storage;
-    t.offset = m().intc(0);
-    t.extents = src->extents;
-    t.strides = storage->strides;
-    t.valid.assign(2, nullptr);
-    dst = t;
+    dst = futureTile(future, Storage::Shared, *src, d->loc());
+    if (!dst) return;
   } else {
     unsupported(d->range(), "an unnamed TMA copy into new storage", "bind it: `f = tma.copy ... => shared;`");
     return;

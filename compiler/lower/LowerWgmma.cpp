@@ -87,12 +87,9 @@ void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
     f->cols = 1;
     f->logicalRows = *rows;
     f->logicalCols = *cols;
-    fragments_[sym] = f;
-    emit(StmtKind::FragDecl, s->loc())->frag = f;
+    declareFragment(sym, f, s->loc());
   }
-  Stmt* fill = emit(StmtKind::FragFill, s->loc());
-  fill->frag = f;
-  fill->value = m().convert(lowerExpr(s->value), kir::ScalarType::element(TokenKind::ty_f32));
+  emitFill(f, s);
 }
 
 void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
