@@ -289,14 +289,18 @@ void Lowerer::lowerWait(const WaitStmt* w) {
     if (tma) barrier(kir::Scope::Cta, w->loc());
     return;
   }
-  Stmt* wait = emit(StmtKind::AsyncWait, w->loc());
-  wait->value = m().sub(m().var("async_issued_"), oldest);
+  waitAsyncCopies(oldest, w->loc());
+}
+
+void Lowerer::waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc) {
+  Stmt* wait = emit(StmtKind::AsyncWait, loc);
+  wait->value = m().sub(m().var("async_issued_"), newestSeq);
   if (wgmma_ && !swizzled_.empty()) {
-    Stmt* f = emit(StmtKind::Raw, w->loc());
+    Stmt* f = emit(StmtKind::Raw, loc);
     f->text = "croq::fence_proxy_async_shared();";
     f->pure = true;
   }
-  barrier(kir::Scope::Cta, w->loc());
+  barrier(kir::Scope::Cta, loc);
 }
 
 void Lowerer::lowerSwap(const SwapStmt* s) {

@@ -272,6 +272,14 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
   return ref;
 }
 
+void Lowerer::advanceOrder(const EventRef& r, llvm::SMLoc loc) {
+  if (!r.advance) return;
+  Stmt* inc = emit(StmtKind::Assign, loc);
+  inc->var = nameFor(r.advance);
+  inc->op = "+=";
+  inc->value = m().intc(1);
+}
+
 void Lowerer::findEventBoundCopies(const ast::Stmt* body) {
   forEachStmt(body, [&](const ast::Stmt* s) {
     if (const auto* t = llvm::dyn_cast<TriggerStmt>(s); t && !t->after.empty() && t->targets.size() == 1)
@@ -308,9 +316,7 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
       const Expr* seq = m().var(nameFor(s) + "_seq");
       newest = newest ? m().max(newest, seq) : seq;
     }
-    Stmt* wait = emit(StmtKind::AsyncWait, t->loc());
-    wait->value = m().sub(m().var("async_issued_"), newest);
-    barrier(kir::Scope::Cta, t->loc());
+    waitAsyncCopies(newest, t->loc());
   }
   std::int64_t threads = 0;
   const Expr* rank = nullptr;
@@ -350,12 +356,7 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
           .note(info.arrivalsAt.Start, DiagKind::note_event_first_trigger);
     }
     out_->push_back(a);
-    if (ref->advance) {
-      Stmt* inc = emit(StmtKind::Assign, t->loc());
-      inc->var = nameFor(ref->advance);
-      inc->op = "+=";
-      inc->value = m().intc(1);
-    }
+    advanceOrder(*ref, t->loc());
   }
 }
 
@@ -381,12 +382,7 @@ void Lowerer::lowerEventWait(const ast::Expr* target, llvm::SMLoc loc) {
     }
     w->var = info.phases;
   }
-  if (ref->advance) {
-    Stmt* inc = emit(StmtKind::Assign, loc);
-    inc->var = nameFor(ref->advance);
-    inc->op = "+=";
-    inc->value = m().intc(1);
-  }
+  advanceOrder(*ref, loc);
 }
 
 }  // namespace croqc::lower

@@ -106,6 +106,10 @@ class Lowerer {
   // ---- Copies (LowerCopy.cpp) ----
   void lowerDma(const ast::DmaStmt* d);
   void lowerWait(const ast::WaitStmt* w);
+  /// Waits until this thread's async copy group `newestSeq` has landed, then
+  /// makes the data visible to the scope (a barrier; the async-proxy fence
+  /// when WGMMA reads shared memory).
+  void waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc);
   void lowerSwap(const ast::SwapStmt* s);
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
@@ -182,6 +186,8 @@ class Lowerer {
     const sema::Symbol* advance = nullptr;
   };
   std::optional<EventRef> lowerEventRef(const ast::Expr* e);
+  /// `e.at(order++)`: `order += 1` after the statement that used it.
+  void advanceOrder(const EventRef& r, llvm::SMLoc loc);
   /// `mbar + index` for an event element.
   std::string eventAddress(const EventRef& r);
   /// Finds the `trigger e after f` that binds each async TMA future.
