@@ -72,13 +72,7 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
   llvm::FileRemover removeCu(cuFile.str());
 
   std::vector<std::string> args = {*nvcc, "-std=c++17", "-O3", "-lineinfo"};
-  if (opts.arch == Arch::Sm90a) {
-    args.push_back("-gencode=arch=compute_90a,code=sm_90a");
-  } else {
-    // SASS for sm_86 plus PTX, so that the same binary also runs (JIT
-    // compiled) on newer GPUs.
-    args.push_back("-gencode=arch=compute_86,code=[sm_86,compute_86]");
-  }
+  args.push_back(target::targetInfo(opts.arch).nvccGencode.str());
   args.push_back("-I" + *runtime);
   llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
   llvm::sys::path::remove_filename(inputDir);

@@ -34,7 +34,6 @@ constexpr Spelling<Action> kEmitKinds[] = {
     {"kir", Action::EmitKir}, {"cuda", Action::EmitCuda}};
 constexpr Spelling<Target> kTargets[] = {{"cuda", Target::Cuda}, {"cpu", Target::Cpu}};
 constexpr Spelling<Target> kTargetAliases[] = {{"cute", Target::Cuda}, {"cc", Target::Cpu}};
-constexpr Spelling<Arch> kArchs[] = {{"sm_86", Arch::Sm86}, {"sm_90a", Arch::Sm90a}};
 constexpr Spelling<RuntimeCheck> kRuntimeChecks[] = {
     {"none", RuntimeCheck::None}, {"entry", RuntimeCheck::Entry}, {"low", RuntimeCheck::Low},
     {"medium", RuntimeCheck::Medium}, {"high", RuntimeCheck::High}, {"all", RuntimeCheck::All}};
@@ -76,6 +75,17 @@ std::string listPlain(const Spelling<E> (&values)[N], const char* comma, const c
     if (i) out += i + 1 == N ? lastComma : comma;
     out += values[i].text;
   }
+  return out;
+}
+
+/// The GPU targets of target/Targets.def, `quote`d, as `a, b or c`.
+std::string gpuArchList(const char* comma, const char* lastComma, const char* quote) {
+  std::vector<llvm::StringRef> names;
+  for (const target::TargetInfo& t : target::allTargets())
+    if (t.isGpu) names.push_back(t.name);
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i)
+    out += fmt::format("{}{}{}{}", i == 0 ? "" : i + 1 == names.size() ? lastComma : comma, quote, names[i], quote);
   return out;
 }
 
@@ -174,6 +184,9 @@ class CommandLineParser {
   void parseEnum(llvm::StringRef flag, const std::string& text, const Spelling<E> (&values)[N], E& out,
                  std::type_identity_t<llvm::ArrayRef<Spelling<E>>> aliases = {});
 
+  /// `--arch`: a GPU row of the target table.
+  void parseArch();
+
   template <typename F>
   void problem(F&& report) {
     result_.problems.push_back(std::forward<F>(report));
@@ -241,7 +254,7 @@ void CommandLineParser::declareOptions() {
   const char* target = "Target";
   last(app_.add_option("-t,--target", target_, listPlain(kTargets, ", ", " or ") + " (default cuda)"))
       ->type_name("TARGET")->group(target);
-  last(app_.add_option("--arch", arch_, listPlain(kArchs, ", ", " or ") + " (default sm_86)"))
+  last(app_.add_option("--arch", arch_, gpuArchList(", ", " or ", "") + " (default sm_86)"))
       ->type_name("ARCH")->group(target);
   last(app_.add_option("--runtime-check", runtimeCheck_, listPlain(kRuntimeChecks, ", ", ", ") + " (default entry)"))
       ->type_name("LEVEL")->group(target);
@@ -357,6 +370,22 @@ void CommandLineParser::parseEnum(llvm::StringRef flag, const std::string& text,
   });
 }
 
+void CommandLineParser::parseArch() {
+  if (arch_.empty() && !app_.count("--arch")) return;
+  const target::TargetInfo* info = target::lookupTarget(arch_);
+  if (info && info->isGpu) return void(opts_.arch = info->id);
+  std::optional<std::string> suggestion;
+  if (llvm::StringRef suggested = target::suggestTarget(arch_); !suggested.empty() && suggested != "cpu")
+    suggestion = suggested.str();
+  problem([text = arch_, list = gpuArchList(", ", " and ", "`"), suggestion](DiagnosticEngine& diags) {
+    auto d = diags.report({}, DiagKind::err_invalid_option_value, "--arch", text, list);
+    if (text == "cpu")
+      d.hint("the CPU is a target of its own: `--target=cpu`");
+    else if (suggestion)
+      d.hint(fmt::format("did you mean `--arch={}`?", *suggestion));
+  });
+}
+
 void CommandLineParser::collectMacros() {
   // CLI11 keeps each option's values apart; its parse order tells how `-D`
   // and `-U` interleave, which decides the result of `-DX -UX`.
@@ -425,7 +454,7 @@ void CommandLineParser::validatePassName(llvm::StringRef flag, const std::string
 
 void CommandLineParser::validateValues() {
   parseEnum("--target", target_, kTargets, opts_.target, kTargetAliases);
-  parseEnum("--arch", arch_, kArchs, opts_.arch);
+  parseArch();
   parseEnum("--runtime-check", runtimeCheck_, kRuntimeChecks, opts_.runtimeCheck);
   parseEnum("--color", color_, kColorModes, opts_.color);
   parseEnum("--diagnostics-format", diagnosticsFormat_, kDiagnosticsFormats, opts_.diagnosticsFormat);
@@ -500,11 +529,7 @@ llvm::StringRef targetName(Target target) {
   return "?";
 }
 
-llvm::StringRef archName(Arch arch) {
-  for (const auto& a : kArchs)
-    if (a.value == arch) return a.text;
-  return "?";
-}
+llvm::StringRef archName(target::TargetId arch) { return target::targetInfo(arch).name; }
 
 llvm::StringRef runtimeCheckName(RuntimeCheck level) {
   for (const auto& r : kRuntimeChecks)

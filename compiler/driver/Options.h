@@ -16,6 +16,7 @@
 
 #include "basic/Color.h"
 #include "preprocess/Preprocessor.h"
+#include "target/Target.h"
 
 namespace croqc {
 class DiagnosticEngine;
@@ -38,7 +39,6 @@ enum class Action : std::uint8_t {
 };
 
 enum class Target : std::uint8_t { Cuda, Cpu };
-enum class Arch : std::uint8_t { Sm86, Sm90a };
 /// Spec section 17.4; accepted now, used by code generation later.
 enum class RuntimeCheck : std::uint8_t { None, Entry, Low, Medium, High, All };
 enum class DiagnosticsFormat : std::uint8_t { Text, Json };
@@ -65,7 +65,8 @@ struct Options {
   std::vector<std::string> includeDirs;
 
   Target target = Target::Cuda;
-  Arch arch = Arch::Sm86;
+  /// A GPU row of target/Targets.def (`--arch`).
+  target::TargetId arch = target::TargetId::Sm86;
   RuntimeCheck runtimeCheck = RuntimeCheck::Entry;
 
   ColorMode color = ColorMode::Auto;
@@ -102,7 +103,7 @@ struct CommandLine {
 CommandLine parseCommandLine(llvm::ArrayRef<std::string> args);
 
 llvm::StringRef targetName(Target target);
-llvm::StringRef archName(Arch arch);
+llvm::StringRef archName(target::TargetId arch);
 llvm::StringRef runtimeCheckName(RuntimeCheck level);
 
 }  // namespace croqc::driver

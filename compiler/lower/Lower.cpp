@@ -3,6 +3,7 @@
 
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
 
@@ -13,8 +14,17 @@ namespace croqc::lower {
 
 using namespace ast;
 
+namespace {
+const target::TargetInfo& targetNamed(llvm::StringRef arch) {
+  // The driver accepts only names of the target table.
+  const target::TargetInfo* info = target::lookupTarget(arch);
+  if (!info) llvm::report_fatal_error(llvm::Twine("lower: no target called `") + arch + "`");
+  return *info;
+}
+}  // namespace
+
 Lowerer::Lowerer(sema::SemaResult& sema, const LowerOptions& options, DiagnosticEngine& diags)
-    : sema_(sema), options_(options), diags_(diags), sm_(diags.sourceMgr()) {}
+    : sema_(sema), options_(options), target_(targetNamed(options.arch)), diags_(diags), sm_(diags.sourceMgr()) {}
 
 std::unique_ptr<kir::Module> lowerProgram(const Program& program, sema::SemaResult& sema,
                                           const LowerOptions& options, DiagnosticEngine& diags) {
@@ -472,7 +482,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   frames_.clear();
   anyAsyncCopy_ = false;
   asyncFutures_.clear();
-  wgmma_ = (options_.arch == "sm_90a" || cpuTarget()) &&
+  wgmma_ = target_.hasWgmma &&
            llvm::any_of(info.levels, [](const sema::ParallelLevelInfo& l) { return l.level == ParallelLevel::Group4; });
   swizzled_.clear();
   wgOperands_.clear();
@@ -493,7 +503,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   if (wgmma_) {
     forEachStmt(root, [&](const ast::Stmt* s) { asyncWgmma_ = asyncWgmma_ || llvm::isa<MmaWaitStmt>(s); });
   }
-  if (options_.arch == "sm_90a") findTmaDestinations(root);
+  if (target_.isGpu && target_.hasTma) findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
   nested(body, [&] {

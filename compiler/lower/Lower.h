@@ -32,8 +32,10 @@ class SemaResult;
 namespace lower {
 
 struct LowerOptions {
-  /// `sm_86`, `sm_90a`, or `cpu`: the GPU lowering (sm_86's, with sm_90a's
-  /// warpgroup MMAs), run by the CPU emulation runtime
+  /// A target of target/Targets.def: a GPU row (`sm_86`, `sm_90a`, ...), whose
+  /// feature columns pick each construct's lowering, or `cpu`: the GPU
+  /// lowering (sm_86's, with sm_90a's warpgroup MMAs), run by the CPU
+  /// emulation runtime
   /// (runtime/include/croq/cpu); `tma` copies become the plain copies they
   /// stand for, and what that runtime cannot emulate (inline PTX) is
   /// reported as an error.

@@ -141,7 +141,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   // copy engine's zero fill included: copies into shared memory zero-fill;
   // into a WGMMA operand, the copy writes its swizzled layout as TMA does).
   if (d->engine == TokenKind::kw_tma && !cpuTarget()) {
-    if (options_.arch == "sm_90a")
+    if (target_.hasTma)
       lowerTma(d);
     else
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");

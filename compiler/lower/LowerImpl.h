@@ -15,6 +15,7 @@
 #include "basic/Diagnostic.h"
 #include "lower/Lower.h"
 #include "sema/SemaTypes.h"
+#include "target/Target.h"
 
 namespace croqc::lower {
 
@@ -259,13 +260,16 @@ class Lowerer {
   void unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint = "");
   /// `--target=cpu`: the CPU emulation runs the GPU lowering (sm_86's, and
   /// sm_90a's warpgroup MMAs for kernels with a `group-4` level).
-  bool cpuTarget() const { return options_.arch == "cpu"; }
+  bool cpuTarget() const { return !target_.isGpu; }
   /// Reports a construct the CPU target cannot emulate.
   void cannotEmulate(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint);
   sym::SymContext& symbols() { return sema_.symbols(); }
 
   sema::SemaResult& sema_;
   const LowerOptions& options_;
+  /// The row of target/Targets.def named by options_.arch: its feature columns
+  /// pick the lowering of each construct.
+  const target::TargetInfo& target_;
   DiagnosticEngine& diags_;
   const llvm::SourceMgr& sm_;
   std::unique_ptr<kir::Module> module_;

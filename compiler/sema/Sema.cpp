@@ -4,6 +4,7 @@
 #include "sema/Sema.h"
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/SourceMgr.h>
 
 #include "sema/SemaImpl.h"
@@ -50,15 +51,15 @@ std::unique_ptr<SemaResult> analyze(const Program& program, const SemaOptions& o
 Checker::Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngine& diags)
     : result_(result), options_(options), diags_(diags) {
   const target::TargetInfo* info = target::lookupTarget(options.arch);
-  if (!info) info = target::lookupTarget("sm_86");
+  // The driver accepts only names of the target table.
+  if (!info) llvm::report_fatal_error(llvm::Twine("sema: no target called `") + options.arch + "`");
   target_.name = info->name.str();
   target_.isGpu = info->isGpu;
-  // The CPU target emulates every level and atom: check against sm_90a.
-  if (!info->isGpu) info = target::lookupTarget("sm_90a");
   target_.smVersion = static_cast<int>(info->smVersion);
   target_.maxThreadsPerCta = info->maxThreadsPerCta;
   target_.maxSharedBytes = info->maxSharedBytesPerCta;
   target_.hasWarpgroups = info->hasWarpgroups;
+  target_.hasTma = info->hasTma;
 }
 
 void Checker::run(const Program& program) {

@@ -21,7 +21,8 @@ class DiagnosticEngine;
 namespace sema {
 
 struct SemaOptions {
-  /// `sm_86`, `sm_90a` or `cpu`: per-target limits and legal MMA shapes.
+  /// A target of target/Targets.def (`sm_86`, `sm_90a`, `cpu`, ...): per-target
+  /// limits and legal MMA shapes.
   llvm::StringRef arch = "sm_86";
 };
 

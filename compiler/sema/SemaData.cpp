@@ -51,7 +51,7 @@ void Checker::checkDma(const DmaStmt* d) {
     st.scope = scopes_.back().get();
     return;
   }
-  if (isTma && target_.smVersion < 90) report(d->range(), DiagKind::err_tma_needs_sm90, target_.name);
+  if (isTma && !target_.hasTma) report(d->range(), DiagKind::err_tma_needs_sm90, target_.name);
   for (const DmaModifier& m : d->modifiers) {
     if ((m.kind == TokenKind::m_swiz || m.kind == TokenKind::m_swizzle) && !m.args.empty()) {
       std::optional<std::int64_t> v = constantOf(m.args[0]);

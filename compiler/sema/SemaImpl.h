@@ -24,6 +24,7 @@ struct TargetLimits {
   std::int64_t maxThreadsPerCta = 1024;
   std::int64_t maxSharedBytes = 101376;
   bool hasWarpgroups = false;
+  bool hasTma = false;
   /// The CPU target runs `__co__` functions on the host: they may return
   /// scalars (spec 2.2).
   bool isGpu = true;

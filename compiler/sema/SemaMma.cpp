@@ -237,6 +237,10 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       where = "on " + target_.name + " (needs sm_" + std::to_string(sel.requiredSm) + ")";
       hint = warpgroup ? "warpgroup MMA (WGMMA) needs `--arch=sm_90a`" : "compile for a newer `--arch`";
       break;
+    case target::MmaFailure::NeedsWgmma:
+      where = "on " + target_.name + " (WGMMA exists only on sm_90a)";
+      hint = "warpgroup MMA (WGMMA) needs `--arch=sm_90a`";
+      break;
     case target::MmaFailure::MNotMultiple:
     case target::MmaFailure::NNotMultiple:
       where = "by one warp: M must be a multiple of " + std::to_string(sel.instrM ? sel.instrM : 16) +

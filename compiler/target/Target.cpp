@@ -26,23 +26,12 @@ constexpr unsigned swizzleMask(std::initializer_list<unsigned> widths) {
 
 #define SWIZZLES(...) swizzleMask({__VA_ARGS__})
 const TargetInfo kTargets[] = {
-#define TARGET(Id, Name, NvccArch, IsGpu, SmVersion, MaxThreadsPerCta, MaxSharedBytesPerCta,  \
-               MaxRegistersPerThread, WarpSize, HasWarpgroups, HasWgmma, HasTma, HasClusters, \
-               Swizzles)                                                                      \
-  {TargetId::Id,                                                                              \
-   Name,                                                                                      \
-   NvccArch,                                                                                  \
-   IsGpu,                                                                                     \
-   SmVersion,                                                                                 \
-   MaxThreadsPerCta,                                                                          \
-   MaxSharedBytesPerCta,                                                                      \
-   MaxRegistersPerThread,                                                                     \
-   WarpSize,                                                                                  \
-   HasWarpgroups,                                                                             \
-   HasWgmma,                                                                                  \
-   HasTma,                                                                                    \
-   HasClusters,                                                                               \
-   Swizzles},
+#define TARGET(Id, Name, NvccGencode, IsGpu, SmVersion, MaxThreadsPerCta, MaxSharedBytesPerCta, \
+               MaxRegistersPerThread, WarpSize, HasWarpgroups, HasWgmma, HasTma, HasClusters,    \
+               HasFp8Mma, Swizzles)                                                              \
+  {TargetId::Id,        Name,       NvccGencode,   IsGpu,  SmVersion,   MaxThreadsPerCta,       \
+   MaxSharedBytesPerCta, MaxRegistersPerThread,    WarpSize, HasWarpgroups, HasWgmma, HasTma,   \
+   HasClusters,          HasFp8Mma, Swizzles},
 #include "target/Targets.def"
 };
 #undef SWIZZLES
@@ -73,10 +62,11 @@ llvm::StringRef suggestTarget(llvm::StringRef name) {
     if (c != '_' && c != '-') key += llvm::toLower(c);
   llvm::StringRef digits = key;
   digits.consume_front("sm");
-  if (digits == "90" || digits == "90a") return "sm_90a";
+  for (const TargetInfo& target : kTargets)
+    if (target.isGpu && digits == llvm::StringRef(target.name).drop_front(3)) return target.name;
   // An sm_86 binary runs on every 8.x GPU from 8.6 on.
-  if (digits == "86" || digits == "87" || digits == "89") return "sm_86";
-  // Any other SM version (sm_80, sm_100a) has no target that runs on it.
+  if (digits == "87") return "sm_86";
+  // Any other SM version (sm_75, sm_100a) has no target that runs on it.
   if (!digits.empty() && llvm::isDigit(digits.front())) return "";
   for (const TargetInfo& target : kTargets) {
     std::string candidate;
@@ -298,6 +288,7 @@ llvm::StringRef mmaFailureName(MmaFailure failure) {
     case MmaFailure::TypeCombination: return "type-combination";
     case MmaFailure::AccumulatorType: return "accumulator-type";
     case MmaFailure::NeedsNewerSm: return "needs-newer-sm";
+    case MmaFailure::NeedsWgmma: return "needs-wgmma";
     case MmaFailure::MNotMultiple: return "m-not-multiple";
     case MmaFailure::MNotWarpgroupM: return "m-not-warpgroup-m";
     case MmaFailure::NNotMultiple: return "n-not-multiple";
@@ -349,6 +340,7 @@ MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target) {
     sel.requiredSm = atom->minSm;
     return fail(MmaFailure::NeedsNewerSm);
   }
+  if (target.isGpu && atom->instr == MmaInstr::Wgmma && !target.hasWgmma) return fail(MmaFailure::NeedsWgmma);
 
   sel.instrM = atom->m;
   sel.instrK = atom->k;

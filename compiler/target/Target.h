@@ -36,12 +36,12 @@ inline constexpr unsigned kSwizzleWidths[] = {32, 64, 128};
 
 struct TargetInfo {
   TargetId id;
-  /// The name on the command line: "cpu", "sm_86", "sm_90a".
+  /// The name on the command line: "cpu", "sm_80", ..., "sm_90a".
   llvm::StringRef name;
-  /// One nvcc argument selecting the architecture ("" for cpu).
-  llvm::StringRef nvccArchFlag;
+  /// The one nvcc argument selecting the architecture ("" for cpu).
+  llvm::StringRef nvccGencode;
   bool isGpu;
-  /// 86, 90; 0 for cpu (which emulates every atom and skips SM checks).
+  /// 80, 86, 89, 90; 0 for cpu (which emulates every atom and skips SM checks).
   unsigned smVersion;
   unsigned maxThreadsPerCta;
   /// Opt-in dynamic shared memory one CTA may use, in bytes.
@@ -53,6 +53,8 @@ struct TargetInfo {
   bool hasWgmma;
   bool hasTma;
   bool hasClusters;
+  /// f8_e4m3 / f8_e5m2 tensor-core MMAs exist.
+  bool hasFp8Mma;
   /// Bit i set: kSwizzleWidths[i] is supported.
   unsigned swizzleMask;
 
@@ -64,10 +66,10 @@ struct TargetInfo {
 /// Every target, in Targets.def order.
 llvm::ArrayRef<TargetInfo> allTargets();
 const TargetInfo& targetInfo(TargetId id);
-/// The target called exactly `name` ("cpu", "sm_86", "sm_90a"), or null.
+/// The target called exactly `name` ("cpu", "sm_86", "sm_90a", ...), or null.
 const TargetInfo* lookupTarget(llvm::StringRef name);
 /// For a name lookupTarget rejected, the target the user probably meant
-/// (`sm_90` -> `sm_90a`, `SM86` -> `sm_86`, `sm_89` -> `sm_86`), or "".
+/// (`SM_90A` -> `sm_90a`, `sm89` -> `sm_89`, `sm_87` -> `sm_86`), or "".
 llvm::StringRef suggestTarget(llvm::StringRef name);
 
 // ---------------------------------------------------------------------------
@@ -259,6 +261,7 @@ enum class MmaFailure : std::uint8_t {
   TypeCombination,  // no atom of this scope and sparsity takes (A, B)
   AccumulatorType,  // accType is not in atom->accTypes
   NeedsNewerSm,     // atom->minSm (requiredSm) > the target's SM
+  NeedsWgmma,       // a WGMMA atom on a target without WGMMA (sm_90 without `a`)
   MNotMultiple,     // warp: M is not a positive multiple of atom M
   MNotWarpgroupM,   // warpgroup: M is not atom M (64)
   NNotMultiple,     // warp: N is not a positive multiple of atom N

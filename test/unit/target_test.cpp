@@ -62,27 +62,29 @@ MmaFailure failureOf(const MmaQuery& q, const TargetInfo& t) { return selectMma(
 // ---------------------------------------------------------------------------
 
 TEST_CASE("targets are looked up by exact name", "[target]") {
-  REQUIRE(allTargets().size() == 3);
+  REQUIRE(allTargets().size() == 6);
   for (const TargetInfo& t : allTargets()) {
     CHECK(lookupTarget(t.name) == &t);
     CHECK(&targetInfo(t.id) == &t);
   }
-  CHECK(lookupTarget("sm_90") == nullptr);
+  for (const char* name : {"cpu", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}) CHECK(lookupTarget(name) != nullptr);
   CHECK(lookupTarget("SM_86") == nullptr);
   CHECK(lookupTarget("") == nullptr);
-  CHECK(lookupTarget("sm_80") == nullptr);
+  CHECK(lookupTarget("sm_75") == nullptr);
+  CHECK(lookupTarget("sm_100a") == nullptr);
 }
 
 TEST_CASE("near-miss target names get a suggestion", "[target]") {
-  CHECK(suggestTarget("sm_90") == "sm_90a");
-  CHECK(suggestTarget("sm90") == "sm_90a");
+  CHECK(suggestTarget("sm90") == "sm_90");
   CHECK(suggestTarget("SM_90A") == "sm_90a");
   CHECK(suggestTarget("90a") == "sm_90a");
   CHECK(suggestTarget("SM86") == "sm_86");
-  CHECK(suggestTarget("sm_89") == "sm_86");
+  CHECK(suggestTarget("sm89") == "sm_89");
+  CHECK(suggestTarget("sm-80") == "sm_80");
+  CHECK(suggestTarget("sm_87") == "sm_86");
   CHECK(suggestTarget("CPU") == "cpu");
   CHECK(suggestTarget("cpus") == "cpu");
-  CHECK(suggestTarget("sm_80") == "");
+  CHECK(suggestTarget("sm_75") == "");
   CHECK(suggestTarget("sm_100a") == "");
   CHECK(suggestTarget("sm_8") == "");
   CHECK(suggestTarget("hopper-x") == "");
@@ -92,7 +94,7 @@ TEST_CASE("target descriptions carry the hardware limits", "[target]") {
   const TargetInfo& a = sm86();
   CHECK(a.id == TargetId::Sm86);
   CHECK(a.isGpu);
-  CHECK(a.nvccArchFlag == "-arch=sm_86");
+  CHECK(a.nvccGencode == "-gencode=arch=compute_86,code=[sm_86,compute_86]");
   CHECK(a.smVersion == 86);
   CHECK(a.maxThreadsPerCta == 1024);
   CHECK(a.maxSharedBytesPerCta == 101376);
@@ -103,10 +105,11 @@ TEST_CASE("target descriptions carry the hardware limits", "[target]") {
   CHECK_FALSE(a.hasWgmma);
   CHECK_FALSE(a.hasTma);
   CHECK_FALSE(a.hasClusters);
+  CHECK_FALSE(a.hasFp8Mma);
 
   const TargetInfo& h = sm90a();
   CHECK(h.id == TargetId::Sm90a);
-  CHECK(h.nvccArchFlag == "-gencode=arch=compute_90a,code=sm_90a");
+  CHECK(h.nvccGencode == "-gencode=arch=compute_90a,code=sm_90a");
   CHECK(h.smVersion == 90);
   CHECK(h.maxSharedBytesPerCta == 232448);
   CHECK(h.maxThreadsPerCta == 1024);
@@ -114,10 +117,27 @@ TEST_CASE("target descriptions carry the hardware limits", "[target]") {
   CHECK(h.hasWgmma);
   CHECK(h.hasTma);
   CHECK(h.hasClusters);
+  CHECK(h.hasFp8Mma);
+
+  // Hopper without the arch-specific features: no WGMMA, no warpgroups.
+  const TargetInfo& g = *lookupTarget("sm_90");
+  CHECK(g.smVersion == 90);
+  CHECK(g.maxSharedBytesPerCta == 232448);
+  CHECK(g.nvccGencode == "-gencode=arch=compute_90,code=[sm_90,compute_90]");
+  CHECK_FALSE(g.hasWarpgroups);
+  CHECK_FALSE(g.hasWgmma);
+  CHECK_FALSE(g.hasTma);
+  CHECK(g.hasFp8Mma);
+
+  const TargetInfo& ampere = *lookupTarget("sm_80");
+  CHECK(ampere.maxSharedBytesPerCta == 166912);
+  CHECK_FALSE(ampere.hasFp8Mma);
+  CHECK(lookupTarget("sm_89")->hasFp8Mma);
+  CHECK_FALSE(lookupTarget("sm_89")->hasWgmma);
 
   const TargetInfo& c = cpu();
   CHECK_FALSE(c.isGpu);
-  CHECK(c.nvccArchFlag.empty());
+  CHECK(c.nvccGencode.empty());
   CHECK(c.hasWarpgroups);
 }
 
@@ -414,6 +434,9 @@ TEST_CASE("warp fp8 MMA needs SM89", "[target][mma]") {
   REQUIRE(s.atom);
   CHECK(s.atom->id == MmaAtomId::MmaSyncF8_m16n8k32);
 
+  CHECK(selectMma(warp(ty_f8_e4m3, ty_f8_e5m2, 16, 8, 32), *lookupTarget("sm_89")).ok());
+  CHECK(failureOf(warp(ty_f8_e4m3, ty_f8_e4m3, 16, 8, 32), *lookupTarget("sm_80")) == MmaFailure::NeedsNewerSm);
+
   s = selectMma(warp(ty_f8, ty_f8_e5m2, 16, 8, 32), sm90a());
   REQUIRE(s.ok());
   CHECK(s.aType == ty_f8_e4m3);
@@ -491,6 +514,9 @@ TEST_CASE("WGMMA needs SM90", "[target][mma]") {
   CHECK(s.requiredSm == 90);
   REQUIRE(s.atom);
   CHECK(s.atom->id == MmaAtomId::WgmmaF16);
+  // sm_90 without `a` has the SM version but not the instruction.
+  CHECK(failureOf(warpgroup(ty_f16, ty_f16, 64, 64, 16), *lookupTarget("sm_90")) == MmaFailure::NeedsWgmma);
+  CHECK(selectMma(warp(ty_f16, ty_f16, 16, 8, 16), *lookupTarget("sm_90")).ok());
   // The cpu emulates WGMMA.
   CHECK(selectMma(warpgroup(ty_f16, ty_f16, 64, 64, 16), cpu()).ok());
 }
