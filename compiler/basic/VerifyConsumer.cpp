@@ -3,6 +3,7 @@
 // expectation with the same severity, line and message substring.
 #include "basic/VerifyConsumer.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -25,13 +26,28 @@ VerifyConsumer::VerifyConsumer(llvm::SourceMgr& sm, unsigned bufferId, llvm::raw
     llvm::StringRef text = buffer.slice(lineStart, i);
     size_t at = 0;
     while ((at = text.find("expected-", at)) != llvm::StringRef::npos) {
+      // A directive starts a word: `unexpected-` is no directive.
+      bool wordStart = at == 0 || !(llvm::isAlnum(text[at - 1]) || text[at - 1] == '-' || text[at - 1] == '_');
       llvm::StringRef rest = text.drop_front(at + 9);
       at += 9;
+      if (!wordStart) continue;
+      llvm::StringRef name = rest.take_while([](char c) { return llvm::isAlnum(c) || c == '-' || c == '_'; });
       Severity severity;
-      if (rest.consume_front("error")) severity = Severity::Error;
-      else if (rest.consume_front("warning")) severity = Severity::Warning;
-      else if (rest.consume_front("note")) severity = Severity::Note;
-      else continue;
+      if (name == "no-diagnostics") {
+        if (!noDiagnosticsLine_) noDiagnosticsLine_ = line;
+        at += name.size();
+        continue;
+      }
+      if (name == "error") severity = Severity::Error;
+      else if (name == "warning") severity = Severity::Warning;
+      else if (name == "note") severity = Severity::Note;
+      else {
+        malformed_.push_back("line " + std::to_string(line) + ": unknown directive `expected-" + name.str() +
+                             "` (expected-error, expected-warning, expected-note or expected-no-diagnostics)");
+        at += name.size();
+        continue;
+      }
+      rest = rest.drop_front(name.size());
       unsigned target = line;
       if (rest.consume_front("@")) {
         bool plus = rest.consume_front("+");
@@ -54,6 +70,8 @@ VerifyConsumer::VerifyConsumer(llvm::SourceMgr& sm, unsigned bufferId, llvm::raw
         continue;
       }
       expected_.push_back({severity, target, rest.take_front(close).str(), line});
+      // The expected text may itself mention `expected-`: scan on after it.
+      at = text.size() - rest.size() + close + 2;
     }
     lineStart = i + 1;
     ++line;
@@ -86,10 +104,19 @@ void VerifyConsumer::finish(unsigned, unsigned) {
       os_ << "verify: expected " << severityName(e.severity) << " on line " << e.line << " not seen: \"" << e.text
           << "\" (written on line " << e.commentLine << ")\n";
   for (const std::string& u : unexpected_) os_ << "verify: unexpected diagnostic: " << u << "\n";
+  // As in clang: a file that expects nothing says so, and only then.
+  bool directivesAgree = true;
+  if (expected_.empty() && !noDiagnosticsLine_) {
+    os_ << "verify: no expected directives found: add `expected-no-diagnostics` to a file that expects none\n";
+    directivesAgree = false;
+  } else if (!expected_.empty() && noDiagnosticsLine_) {
+    os_ << "verify: `expected-no-diagnostics` (line " << noDiagnosticsLine_
+        << ") in a file that also expects diagnostics\n";
+    directivesAgree = false;
+  }
   bool anyUnmatched = false;
   for (const Expectation& e : expected_) anyUnmatched = anyUnmatched || !e.matched;
-  passed_ = malformed_.empty() && unexpected_.empty() && !anyUnmatched;
-  if (expected_.empty() && passed_) os_ << "verify: no expectations and no diagnostics\n";
+  passed_ = directivesAgree && malformed_.empty() && unexpected_.empty() && !anyUnmatched;
 }
 
 }  // namespace croqc

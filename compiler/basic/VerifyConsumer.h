@@ -8,7 +8,9 @@
 // Each expectation names a severity, an optional line (`@+N`, `@-N` relative
 // to the comment's line, `@N` absolute) and a substring of the message. A run
 // passes when every diagnostic matches one expectation and every expectation
-// is matched.
+// is matched. A file that expects no diagnostic says `expected-no-diagnostics`
+// (and then expects nothing else); a file with neither fails, and so does a
+// misspelt directive (`expected-eror`).
 #pragma once
 
 #include <memory>
@@ -25,7 +27,8 @@ class VerifyConsumer : public DiagnosticConsumer {
 
   void handle(const Diagnostic& diag) override;
   void finish(unsigned errors, unsigned warnings) override;
-  /// True when every diagnostic was expected and every expectation was seen.
+  /// True when every diagnostic was expected, every expectation was seen, and
+  /// the file has expectations or else says `expected-no-diagnostics`.
   bool passed() const { return passed_; }
 
  private:
@@ -37,6 +40,8 @@ class VerifyConsumer : public DiagnosticConsumer {
   std::vector<Expectation> expected_;
   std::vector<std::string> unexpected_;
   std::vector<std::string> malformed_;
+  /// The line of the first `expected-no-diagnostics`, 0 when there is none.
+  unsigned noDiagnosticsLine_ = 0;
   bool passed_ = false;
 };
 
