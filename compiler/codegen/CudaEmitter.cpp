@@ -311,9 +311,10 @@ class Emitter {
         line("#pragma unroll");
         line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
         ++indent_;
+        // One instruction covers s->step columns of K.
         std::string descB =
-            llvm::formatv("croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_)", b.buffer->swizzleBytes, in,
-                          ptr(b), printExpr(b.buffer->shape[0]), printExpr(b.row0), printExpr(b.col0))
+            llvm::formatv("croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + {6} * ks_)", b.buffer->swizzleBytes, in,
+                          ptr(b), printExpr(b.buffer->shape[0]), printExpr(b.row0), printExpr(b.col0), s->step)
                 .str();
         for (std::int64_t i = 0; i < c.rows; ++i) {
           if (regA) {
@@ -325,8 +326,9 @@ class Emitter {
           }
           std::string aRow = printExpr(a.row0) + (i ? " + " + std::to_string(64 * i) : "");
           line(llvm::formatv("croq::wgmma::mma_ss<{0}, {1}, {2}>({3}[{4}],", c.logicalCols, acc, in, c.name, i).str());
-          line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + 16 * ks_),", a.buffer->swizzleBytes,
-                             in, ptr(a), printExpr(a.buffer->shape[0]), aRow, printExpr(a.col0))
+          line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + {6} * ks_),",
+                             a.buffer->swizzleBytes, in, ptr(a), printExpr(a.buffer->shape[0]), aRow, printExpr(a.col0),
+                             s->step)
                    .str());
           line("    " + descB + ");");
         }

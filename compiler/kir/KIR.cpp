@@ -577,7 +577,8 @@ class KirPrinter {
         os_ << "tma.wait " << s->var << " phase " << s->op << " if " << printExpr(s->cond) << "\n";
         return;
       case StmtKind::WgmmaExec:
-        os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k16 x " << s->count << " "
+        os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k" << s->step << " x "
+            << s->count << " "
             << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src)) << " * "
             << tile(s->dst) << "\n";
         return;

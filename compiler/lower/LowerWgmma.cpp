@@ -25,6 +25,21 @@ namespace croqc::lower {
 
 using namespace ast;
 
+namespace {
+
+/// The K of one WGMMA for operands `a` x `b` into an `acc` accumulator (32
+/// bytes of a row: 16 for f16/bf16, 32 for 8-bit floats), or none when croqc
+/// has no WGMMA for the combination (A and B of different types among them).
+std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKind acc) {
+  using enum TokenKind;
+  if (a != b) return std::nullopt;
+  if (a == ty_f16 || (a == ty_bf16 && acc == ty_f32)) return 16;
+  if (a == ty_f8_e4m3 || a == ty_f8_e5m2) return 32;
+  return std::nullopt;
+}
+
+}  // namespace
+
 bool Lowerer::wgmmaLoadsRegisters(const MmaLoadStmt* s) const {
   if (s->toFrag) return true;
   const sema::Type* t = sema_.typeOf(s->source);
@@ -209,17 +224,18 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   std::int64_t mdim = regA ? regA->logicalRows : a->extents[0];
   std::int64_t kdim = regA ? regA->logicalCols : a->extents[1];
   std::int64_t ndim = b->extents[0];
-  if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != b->extents[1] || kdim % 16) {
+  TokenKind in = regA ? regA->inType : a->buffer->elem;
+  std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType);
+  if (!instrK) {
+    unsupported(s->range(), "a warpgroup MMA of these element types",
+                "f16 x f16 -> f16/f32, bf16 x bf16 -> f32, or f8_e4m3 x f8_e4m3 / f8_e5m2 x f8_e5m2 -> f16/f32");
+    return;
+  }
+  if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != b->extents[1] || kdim % *instrK) {
     diags_
         .report(s->loc(), DiagKind::err_wgmma_shape_mismatch, mdim, kdim, ndim, b->extents[1], c->logicalRows,
                 c->logicalCols)
         .range(s->range());
-    return;
-  }
-  TokenKind in = regA ? regA->inType : a->buffer->elem;
-  if (in != b->buffer->elem || (in != TokenKind::ty_f16 && in != TokenKind::ty_bf16) ||
-      (in == TokenKind::ty_bf16 && c->accType == TokenKind::ty_f16)) {
-    unsupported(s->range(), "a warpgroup MMA of these element types", "f16 x f16 -> f16/f32 or bf16 x bf16 -> f32");
     return;
   }
   c->inType = in;
@@ -230,7 +246,8 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->fragA = regA;
   if (a) w->src = *a;
   w->dst = *b;
-  w->count = kdim / 16;
+  w->count = kdim / *instrK;
+  w->step = *instrK;
 }
 
 void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {

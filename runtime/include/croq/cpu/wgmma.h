@@ -9,14 +9,16 @@
 //   desc_at<W, T>         a "descriptor" of the K-major slice at logical (r0, c0)
 //                         of a swizzled operand tile: the tile's pointer, its
 //                         row count and the origin (no hardware bits)
-//   mma_ss<N, AccT, InT>  acc += A[64 x 16] * B[N x 16]^T for the elements this
+//   mma_ss<N, AccT, InT>  acc += A[64 x K] * B[N x K]^T (K = 16, or 32 for 8-bit
+//                         floats) for the elements this
 //                         thread owns: each of the 128 threads of the warpgroup
 //                         reads its two rows of A and its N / 4 rows of B from
 //                         the swizzled tiles (swz_index, the index the copies
 //                         write with) and sums over k in f32 from the old
-//                         accumulator value, in k order (products of 16-bit
-//                         floats are exact in f32); an f16 accumulator is
-//                         rounded to f16 after every k16 step, as on the GPU.
+//                         accumulator value, in k order (products of 16- and
+//                         8-bit floats are exact in f32); an f16 accumulator
+//                         is rounded to f16 after every instruction's K step,
+//                         as on the GPU.
 //                         Shared memory is only read, so the threads need not
 //                         meet; all 128 threads of the warpgroup must exist.
 //   fence, fence_operands, commit_group, wait_group<N>
@@ -137,33 +139,34 @@ namespace detail {
 // lie on (acc_row(tid, i) for i / 2 % 2 = 0 and 1) and the B slice `b`: the
 // thread's N / 4 columns (acc_col(tid, i) for (i / 4, i % 2)) are read from
 // B once, each element summed over k in f32 from its old value, in k order.
-template <int N, typename AccT, typename InT, int WB>
-void accumulate_rows(accumulator_t<N, AccT>& acc, const float (&arow)[2][16], const smem_desc<WB, InT>& b,
+template <int N, typename AccT, typename InT, int WB, int K>
+void accumulate_rows(accumulator_t<N, AccT>& acc, const float (&arow)[2][K], const smem_desc<WB, InT>& b,
                      int scale_d) {
   const int tid = warpgroup_tid();
-  float brow[N / 4][16];
+  float brow[N / 4][K];
   for (int j = 0; j < N / 4; ++j) {
     const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
-    for (int k = 0; k < 16; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
+    for (int k = 0; k < K; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
   }
   for (int i = 0; i < N / 2; ++i) {
     const float* x = arow[(i / 2) % 2];
     const float* y = brow[2 * (i / 4) + i % 2];
     float s = scale_d ? acc_value<N, AccT>(acc, i) : 0.0f;
-    for (int k = 0; k < 16; ++k) s += x[k] * y[k];
+    for (int k = 0; k < K; ++k) s += x[k] * y[k];
     set_acc<N, AccT>(acc, i, s);
   }
 }
 
 }  // namespace detail
 
-// acc (+)= A * B^T with A the 64 x 16 slice `a` and B the N x 16 slice `b`
-// (scale_d = 0: acc = A * B^T), for this thread's accumulator elements.
+// acc (+)= A * B^T with A the 64 x K slice `a` and B the N x K slice `b`
+// (K = k_per_instr_v<InT>: 16, or 32 for 8-bit floats; scale_d = 0: acc =
+// A * B^T), for this thread's accumulator elements.
 template <int N, typename AccT, typename InT, int WA, int WB>
 void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem_desc<WB, InT>& b, int scale_d = 1,
             const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   static_assert(supported_v<N, AccT, InT>,
-                "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
+                "wgmma takes N = 8..256 step 8, f16, e4m3 or e5m2 inputs with f32 or f16 accumulators, or bf16 "
                 "inputs with f32 accumulators");
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned group = cpu::detail::linear_thread_index() / 128u;
@@ -178,12 +181,13 @@ void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem
   }
   const int tid = detail::warpgroup_tid();
   // The two rows of A this thread's elements lie on.
-  float arow[2][16];
+  constexpr int K = k_per_instr_v<InT>;
+  float arow[2][K];
   for (int h = 0; h < 2; ++h) {
     const int r = a.r0 + acc_row(tid, 2 * h);
-    for (int k = 0; k < 16; ++k) arow[h][k] = static_cast<float>(a.base[swz_index<WA, InT>(r, a.c0 + k, a.rows)]);
+    for (int k = 0; k < K; ++k) arow[h][k] = static_cast<float>(a.base[swz_index<WA, InT>(r, a.c0 + k, a.rows)]);
   }
-  detail::accumulate_rows<N, AccT, InT, WB>(acc, arow, b, scale_d);
+  detail::accumulate_rows<N, AccT, InT, WB, K>(acc, arow, b, scale_d);
 }
 
 // ---- RS mode: A in registers ----------------------------------------------------
@@ -248,9 +252,9 @@ float bits_value(std::uint16_t bits) {
 template <int N, typename AccT, typename InT, int WB>
 void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem_desc<WB, InT>& b, int scale_d = 1,
             const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  static_assert(supported_v<N, AccT, InT>,
-                "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
-                "inputs with f32 accumulators");
+  static_assert(supported_v<N, AccT, InT> && sizeof(InT) == 2,
+                "wgmma with A in registers takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or "
+                "bf16 inputs with f32 accumulators");
   cpu::detail::BlockRunner* r = mma::detail::require_full_warp("croq::wgmma::mma_rs", file, line);
   if (!r) return;
   cpu::detail::Warp& w = r->current_warp();
@@ -264,7 +268,7 @@ void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem
   float arow[2][16];
   for (int h = 0; h < 2; ++h)
     for (int k = 0; k < 16; ++k) arow[h][k] = detail::bits_value<InT>(rows[h][k]);
-  detail::accumulate_rows<N, AccT, InT, WB>(acc, arow, b, scale_d);
+  detail::accumulate_rows<N, AccT, InT, WB, 16>(acc, arow, b, scale_d);
 }
 
 // ---- copies into a swizzled tile ---------------------------------------------

@@ -2,9 +2,10 @@
 // shared-memory matrix descriptors and its fences.
 //
 // A warpgroup is 4 consecutive warps (128 threads, the first warp's index a
-// multiple of 4). One `wgmma.mma_async.sync.aligned.m64nNk16` computes
-// D[64 x N] = A[64 x 16] * B[16 x N] + D for N = 8..256 step 8, all 128
-// threads issuing it together. B always comes from shared memory through a
+// multiple of 4). One `wgmma.mma_async.sync.aligned.m64nNkK` computes
+// D[64 x N] = A[64 x K] * B[K x N] + D for N = 8..256 step 8, all 128
+// threads issuing it together; K is 32 bytes of a row (k_per_instr_v: 16 for
+// f16/bf16, 32 for e4m3/e5m2). B always comes from shared memory through a
 // 64-bit descriptor; A from shared memory (SS mode) or registers (RS mode).
 //
 // Issue protocol, per warpgroup:
@@ -39,7 +40,7 @@
 //     32/64/128 bytes (16/32/64 f16 along K), 8 rows form a W x 8 swizzle
 //     atom. SBO = byte distance between consecutive 8-row groups (8 * W for a
 //     dense tile: 1024 for 128B). LBO is not used (set it to 1, i.e. 16 bytes).
-//     The k-th k16 slice of a tile starts 32 * k bytes after the tile start
+//     The k-th K slice of a tile starts 32 * k bytes after the tile start
 //     (advance_desc), as long as it stays inside the W-byte row; the swizzle
 //     is applied by the hardware on absolute addresses, so the tile must be
 //     1024-byte aligned.
@@ -179,9 +180,8 @@ CROQ_HOST_DEVICE constexpr int a_col(int tid, int e) { return mma::a_col(tid % 3
 
 // ---- entry points -------------------------------------------------------------
 
-// True for the shapes and types that wgmma m64nNk16 supports.
-
-// SS mode: acc (+)= A * B with A and B described by shared-memory descriptors.
+// SS mode: acc (+)= A * B with A and B described by shared-memory descriptors
+// (one instruction: K = k_per_instr_v<InT>, 16 or 32).
 //   TransA / TransB: 0 = K-major operand, 1 = MN-major (transposed) operand.
 //   ScaleA / ScaleB: 1 or -1 (negate an operand).
 //   scale_d: 0 -> acc = A * B (old accumulator ignored), nonzero -> acc += A * B.
@@ -189,9 +189,10 @@ template <int N, typename AccT, typename InT, int TransA = 0, int TransB = 0, in
 CROQ_DEVICE void mma_ss(accumulator_t<N, AccT>& acc, std::uint64_t desc_a, std::uint64_t desc_b,
                         int scale_d = 1) {
   static_assert(supported_v<N, AccT, InT>,
-                "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
+                "wgmma takes N = 8..256 step 8, f16, e4m3 or e5m2 inputs with f32 or f16 accumulators, or bf16 "
                 "inputs with f32 accumulators");
   static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
+  static_assert(sizeof(InT) == 2 || (TransA == 0 && TransB == 0), "8-bit operands are K-major");
   static_assert((ScaleA == 1 || ScaleA == -1) && (ScaleB == 1 || ScaleB == -1), "operand scales are 1 or -1");
   detail::ss<N, AccT, InT>::template run<TransA, TransB, ScaleA, ScaleB>(acc, desc_a, desc_b, scale_d);
 }
@@ -201,9 +202,9 @@ CROQ_DEVICE void mma_ss(accumulator_t<N, AccT>& acc, std::uint64_t desc_a, std::
 template <int N, typename AccT, typename InT, int TransB = 0, int ScaleA = 1, int ScaleB = 1>
 CROQ_DEVICE void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], std::uint64_t desc_b,
                         int scale_d = 1) {
-  static_assert(supported_v<N, AccT, InT>,
-                "wgmma m64nNk16 takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or bf16 "
-                "inputs with f32 accumulators");
+  static_assert(supported_v<N, AccT, InT> && sizeof(InT) == 2,
+                "wgmma with A in registers takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or "
+                "bf16 inputs with f32 accumulators");
   static_assert(TransB == 0 || TransB == 1, "the transpose flag is 0 or 1");
   static_assert((ScaleA == 1 || ScaleA == -1) && (ScaleB == 1 || ScaleB == -1), "operand scales are 1 or -1");
   detail::rs<N, AccT, InT>::template run<TransB, ScaleA, ScaleB>(acc, a, desc_b, scale_d);

@@ -35,12 +35,20 @@ struct accumulator<N, f16> {
 template <int N, typename AccT>
 using accumulator_t = typename accumulator<N, AccT>::type;
 
-// The shapes and types wgmma m64nNk16 takes (f16/bf16 operands).
+// The K of one dense wgmma: 32 bytes of each operand row (k16 for 16-bit
+// inputs, k32 for 8-bit floats).
+template <typename InT>
+inline constexpr int k_per_instr_v = 32 / static_cast<int>(sizeof(InT));
+
+// The shapes and types wgmma m64nNk16 / m64nNk32 takes: f16 operands with f32
+// or f16 accumulators, bf16 with f32, and e4m3 or e5m2 (A and B of one type)
+// with f32 or f16.
 template <int N, typename AccT, typename InT>
-inline constexpr bool supported_v = N >= 8 && N <= 256 && N % 8 == 0 &&
-                                    ((std::is_same_v<InT, f16> &&
-                                      (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)) ||
-                                     (std::is_same_v<InT, bf16> && std::is_same_v<AccT, float>));
+inline constexpr bool supported_v =
+    N >= 8 && N <= 256 && N % 8 == 0 &&
+    (((std::is_same_v<InT, f16> || std::is_same_v<InT, f8_e4m3> || std::is_same_v<InT, f8_e5m2>) &&
+      (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)) ||
+     (std::is_same_v<InT, bf16> && std::is_same_v<AccT, float>));
 
 // Element index of logical (r, c) in a swizzled K-major tile of `rows` rows
 // (W = 32, 64 or 128 bytes per swizzle row): column block kb = c / (W /
