@@ -139,6 +139,9 @@ class Lowerer {
   /// How the MMAs of the current function read the fragment `sym` (null
   /// when none does).
   const MmaOperandUse* operandUse(const sema::Symbol* sym);
+  /// The K of one warp MMA atom of `elem` operands on this target (16 for
+  /// f16/bf16, 32 for 8-bit floats where the target has FP8 MMA), or none.
+  std::optional<std::int64_t> warpAtomK(TokenKind elem) const;
 
   // ---- Warpgroup MMA on sm_90a and the CPU target (LowerWgmma.cpp) ----
   /// Marks the shared buffers the kernel's warpgroup MMAs read through

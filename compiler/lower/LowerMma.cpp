@@ -1,9 +1,10 @@
-// The four-step MMA on a warp (`: group`) to `mma.sync.m16n8k16` atoms
-// (spec 13; seed kernel fragment layouts).
+// The four-step MMA on a warp (`: group`) to `mma.sync.m16n8kK` atoms
+// (spec 13; seed kernel fragment layouts): K = 16 for f16/bf16 operands, 32
+// for f8_e4m3/f8_e5m2 on targets with FP8 MMA (sm_89 on), f32 accumulators.
 //
 // A warp tile is split into atoms: the accumulator [M, N] into M/16 x N/8
-// 16x8 atoms, A [M, K] into M/16 x K/16 16x16 atoms, B [N, K] into N/8 x
-// K/16 8x16 atoms; `mma.row.row` issues one m16n8k16 per (i, j, k). Operands
+// 16x8 atoms, A [M, K] into M/16 x K/atomK atoms, B [N, K] into N/8 x
+// K/atomK atoms; `mma.row.row` issues one m16n8kK per (i, j, k). Operands
 // in shared memory with 16-byte aligned rows are read with ldmatrix (the
 // `.trans` form for A stored [K, M] and for B stored [K, N]); other operands
 // (global memory, partial tiles) are read element by element with the same
@@ -49,6 +50,12 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 }
 
 }  // namespace
+
+std::optional<std::int64_t> Lowerer::warpAtomK(TokenKind elem) const {
+  if (elem == TokenKind::ty_f16 || elem == TokenKind::ty_bf16) return 16;
+  if ((elem == TokenKind::ty_f8_e4m3 || elem == TokenKind::ty_f8_e5m2) && target_.hasFp8Mma) return 32;
+  return std::nullopt;
+}
 
 void Lowerer::declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::SMLoc loc) {
   fragments_[sym] = f;
@@ -112,26 +119,32 @@ void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transpo
   // Warp atoms are 16 (A) or 8 (B) rows; a warpgroup A atom is 64 rows,
   // each warp loading its 16-row slab.
   std::int64_t outerAtom = f->warpgroup ? 64 : f->role == kir::FragRole::A ? 16 : 8;
+  // An atom's K is 32 bytes of a row: 16 16-bit or 32 8-bit elements.
+  std::int64_t bytes = target::elementBytes(f->inType);
+  std::int64_t atomK = 32 / bytes;
   bool full = tile.alwaysFull();
   // ldmatrix reads 8 rows of 16 contiguous bytes: the contiguous dimension
-  // must have stride 1 and the other a multiple of 8 elements.
+  // must have stride 1 and the other, and the start, 16-byte multiples; it
+  // transposes 16-bit elements only.
   const Expr* contiguous = transposed ? outerStride : kStride;
   const Expr* leading = transposed ? kStride : outerStride;
-  bool ldsm = full && tile.buffer->space == kir::Space::Shared && target::elementBytes(f->inType) == 2 &&
-              contiguous->isConst(1) && knownMultiple(leading) >= 8 && knownMultiple(tile.offset) >= 8;
+  std::int64_t chunk = 16 / bytes;
+  bool ldsm = full && tile.buffer->space == kir::Space::Shared && (bytes == 2 || (bytes == 1 && !transposed)) &&
+              contiguous->isConst(1) && knownMultiple(leading) % chunk == 0 && knownMultiple(leading) >= chunk &&
+              knownMultiple(tile.offset) % chunk == 0 && knownMultiple(tile.offset) >= chunk;
   bool pair = ldsm && f->role == kir::FragRole::B && f->rows % 2 == 0;
 
   unrolledLoop("i", f->rows, loc, [&](const Expr* i) {
     unrolledLoop("k", f->cols, loc, [&](const Expr* k) {
       const Expr* outerOff = m().mul(m().mul(i, m().intc(outerAtom)), outerStride);
-      const Expr* kOff = m().mul(m().mul(k, m().intc(16)), kStride);
+      const Expr* kOff = m().mul(m().mul(k, m().intc(atomK)), kStride);
       kir::Tile atom;
       atom.buffer = tile.buffer;
       atom.offset = m().add(tile.offset, m().add(outerOff, kOff));
-      atom.extents = {outerAtom * (pair ? 2 : 1), 16};
+      atom.extents = {outerAtom * (pair ? 2 : 1), atomK};
       atom.strides = {outerStride, kStride};
       atom.valid = {outerValid ? m().sub(outerValid, m().mul(i, m().intc(outerAtom))) : nullptr,
-                    kValid ? m().sub(kValid, m().mul(k, m().intc(16))) : nullptr};
+                    kValid ? m().sub(kValid, m().mul(k, m().intc(atomK))) : nullptr};
       atom.inside = tile.inside;
       Stmt* ld = emit(StmtKind::AtomLoad, loc);
       ld->frag = f;
@@ -194,26 +207,29 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   std::int64_t kdim = tile->extents[transposed ? 0 : 1];
   kir::FragRole role = use->role;
   std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
-  if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % 16) {
-    unsupported(s->range(),
-                "an MMA operand tile of [" + std::to_string(tile->extents[0]) + ", " + std::to_string(tile->extents[1]) + "]",
-                role == kir::FragRole::A ? "A tiles must be multiples of 16 x 16" : "B tiles must be multiples of 8 x 16");
+  TokenKind elem = tile->buffer->elem;
+  std::optional<std::int64_t> atomK = warpAtomK(elem);
+  if (!atomK) {
+    unsupported(s->range(), "an MMA operand of type `" + tokenKindSpelling(elem).str() + "`",
+                "mma.sync on " + options_.arch.str() + " takes f16 or bf16 operands" +
+                    (target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : ""));
     return;
   }
-  TokenKind elem = tile->buffer->elem;
-  if (elem != TokenKind::ty_f16 && elem != TokenKind::ty_bf16) {
-    unsupported(s->range(), "an MMA operand of type `" + tokenKindSpelling(elem).str() + "`",
-                "mma.sync on " + options_.arch.str() + " takes f16 or bf16 operands");
+  if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % *atomK) {
+    std::string k = std::to_string(*atomK);
+    unsupported(s->range(),
+                "an MMA operand tile of [" + std::to_string(tile->extents[0]) + ", " + std::to_string(tile->extents[1]) + "]",
+                role == kir::FragRole::A ? "A tiles must be multiples of 16 x " + k : "B tiles must be multiples of 8 x " + k);
     return;
   }
   kir::Fragment* f = fragments_.lookup(sym);
-  if (!f || f->rows != outer / outerAtom || f->cols != kdim / 16 || f->inType != elem) {
+  if (!f || f->rows != outer / outerAtom || f->cols != kdim / *atomK || f->inType != elem) {
     f = m().fragment();
     f->name = fresh(sym->name);
     f->role = role;
     f->inType = elem;
     f->rows = outer / outerAtom;
-    f->cols = kdim / 16;
+    f->cols = kdim / *atomK;
     f->logicalRows = outer;
     f->logicalCols = kdim;
     declareFragment(sym, f, s->loc());
@@ -242,8 +258,16 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     std::int64_t outer = tile->extents[transposed ? 1 : 0];
     std::int64_t kdim = tile->extents[transposed ? 0 : 1];
     std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
-    if (tile->rank() != 2 || outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % 16) {
-      unsupported(e->range(), "an MMA operand whose tile is not a multiple of the m16n8k16 atom");
+    std::optional<std::int64_t> atomK = warpAtomK(tile->buffer->elem);
+    if (!atomK) {
+      unsupported(e->range(), "an MMA operand of type `" + tokenKindSpelling(tile->buffer->elem).str() + "`",
+                  "mma.sync on " + options_.arch.str() + " takes f16 or bf16 operands" +
+                      (target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : ""));
+      return nullptr;
+    }
+    if (tile->rank() != 2 || outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % *atomK) {
+      unsupported(e->range(), "an MMA operand whose tile is not a multiple of the m16n8kK atom",
+                  "A tiles are multiples of 16 x K, B tiles of 8 x K, K = " + std::to_string(*atomK));
       return nullptr;
     }
     kir::Fragment* f = m().fragment();
@@ -251,7 +275,7 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     f->role = role;
     f->inType = tile->buffer->elem;
     f->rows = outer / outerAtom;
-    f->cols = kdim / 16;
+    f->cols = kdim / *atomK;
     f->logicalRows = outer;
     f->logicalCols = kdim;
     emit(StmtKind::FragDecl, e->loc())->frag = f;
@@ -267,7 +291,8 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   }
   if (a->inType != b->inType) return;
   if (c->accType == TokenKind::ty_f16 && a->inType != TokenKind::ty_f16) {
-    unsupported(s->range(), "a bf16 MMA with an f16 accumulator", "accumulate bf16 in f32: `mma.fill.f32 0.0f`");
+    unsupported(s->range(), "a `" + tokenKindSpelling(a->inType).str() + "` warp MMA with an f16 accumulator",
+                "accumulate in f32: `mma.fill.f32 0.0f`");
     return;
   }
   c->inType = a->inType;

@@ -9,8 +9,9 @@
 #   croqc      the croqc binary itself (default: <build_dir>/tools/croqc/croqc)
 #   llvm_bin   where FileCheck, not and count live (default: /usr/lib/llvm-14/bin)
 #
-# Substitutions: %croqc, %python, %nvcc-sm86 and %nvcc-sm90a (nvcc -c with
-# every warning an error, for generated CUDA), %nvcc-cubin-sm86 and
+# Substitutions: %croqc, %python, %nvcc-sm86, %nvcc-sm89 and %nvcc-sm90a (nvcc -c with
+# every warning an error, for generated CUDA; %nvcc-sm89-ptx and
+# %nvcc-sm90a-ptx write PTX), %nvcc-cubin-sm86 and
 # %nvcc-cubin-sm90a (the same, writing a cubin), %sass-opcodes
 # (utils/sass-opcodes: the SASS mnemonics of a cubin, without cuobjdump),
 # %cuobjdump (where the feature is), %cxx-cpu (the host compiler
@@ -90,6 +91,8 @@ if nvcc:
     common = (f"{nvcc} -std=c++17 -O3 -c -x cu -I{runtime_include} -Werror all-warnings "
               f"-Xcompiler=-Wall,-Wextra,-Werror")
     config.substitutions.append(("%nvcc-sm86", common + " -gencode=arch=compute_86,code=sm_86"))
+    config.substitutions.append(("%nvcc-sm89-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_89"))
+    config.substitutions.append(("%nvcc-sm89", common + " -gencode=arch=compute_89,code=sm_89"))
     config.substitutions.append(("%nvcc-sm90a-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_90a"))
     config.substitutions.append(("%nvcc-sm90a", common + " -gencode=arch=compute_90a,code=sm_90a"))
     # `%nvcc-cubin-sm90a FILE.cu -o FILE.cubin`: the device code alone, for

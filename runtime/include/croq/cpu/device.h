@@ -7,8 +7,9 @@
 //                                 fill; the asynchronous copy completes at once
 //   cp_async_commit / wait<N> / wait_all / wait_dynamic
 //                                 nothing to wait for
-//   croq::mma::                   the m16n8k16 atom operations (mma_tile.h,
-//                                 mma_sync.h) with the GPU's register layouts:
+//   croq::mma::                   the m16n8kK atom operations (mma_tile.h,
+//                                 mma_sync.h) with the GPU's register layouts
+//                                 (the shared croq/device/mma_layout.h):
 //                                 each lane holds the same fragment elements as
 //                                 on the GPU, ldmatrix is emulated lane by lane,
 //                                 and mma<InT> is warp-collective: the lanes meet,
@@ -28,6 +29,7 @@
 #include <type_traits>
 
 #include "croq/cpu/launch.h"
+#include "croq/device/mma_layout.h"
 #include "croq/scalar.h"
 #include "croq/types.h"
 
@@ -142,41 +144,7 @@ inline void setreg_dec(int) {}
 
 namespace mma {
 
-// Fragment coordinates of mma.sync m16n8k16, as in croq/device/mma_sync.h.
-constexpr int a_row(int lane, int e) { return lane / 4 + 8 * ((e / 2) % 2); }
-constexpr int a_col(int lane, int e) { return 2 * (lane % 4) + (e % 2) + 8 * (e / 4); }
-constexpr int b_row(int lane, int e) { return 2 * (lane % 4) + (e % 2) + 8 * (e / 2); }
-constexpr int b_col(int lane, int /*e*/) { return lane / 4; }
-constexpr int c_row(int lane, int e) { return lane / 4 + 8 * (e / 2); }
-constexpr int c_col(int lane, int e) { return 2 * (lane % 4) + (e % 2); }
-
-struct frag_a {
-  std::uint32_t r[4];
-};
-struct frag_b {
-  std::uint32_t r[2];
-};
-template <typename AccT>
-struct frag_c;
-template <>
-struct frag_c<float> {
-  float r[4];
-};
-template <>
-struct frag_c<f16> {
-  std::uint32_t r[2];
-};
-
 inline int lane_id() { return static_cast<int>(cpu::detail::linear_thread_index() & 31u); }
-
-template <typename T>
-std::uint32_t pack2(T lo, T hi) {
-  static_assert(sizeof(T) == 2, "operands are 16-bit");
-  std::uint16_t a, b;
-  std::memcpy(&a, &lo, 2);
-  std::memcpy(&b, &hi, 2);
-  return static_cast<std::uint32_t>(a) | (static_cast<std::uint32_t>(b) << 16);
-}
 
 // ---- fill ----
 inline void fill_atom(frag_c<float>& c, float v) {
@@ -194,34 +162,34 @@ void fill(F (&frags)[R][C], float v) {
 
 namespace detail {
 
-template <typename T>
-std::uint16_t bits16(const T* p) {
-  std::uint16_t v;
-  std::memcpy(&v, p, 2);
+inline std::uint32_t bits_at(const unsigned char* p, int bytes) {
+  std::uint32_t v = 0;
+  std::memcpy(&v, p, static_cast<std::size_t>(bytes));
   return v;
 }
 
 // ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16 as lane `lane` sees it:
 // row i of matrix q starts at row_of(8 * q + i), the address lane 8q + i
-// passes on the GPU. Without .trans lane l receives row l/4, elements
-// 2(l%4) and 2(l%4)+1 of each matrix; with .trans, rows 2(l%4) and
-// 2(l%4)+1 of column l/4.
+// passes on the GPU (16 bytes: 8 16-bit or 16 8-bit elements). Without
+// .trans lane l receives bytes 4(l%4) .. 4(l%4)+3 of row l/4 of each matrix;
+// with .trans (16-bit only), rows 2(l%4) and 2(l%4)+1 of column l/4.
 template <int N, bool Trans, typename RowOf>
 void ldmatrix(std::uint32_t* r, int lane, RowOf row_of) {
   const int g = lane / 4, t = lane % 4;
   for (int q = 0; q < N; ++q) {
-    std::uint32_t lo, hi;
     if constexpr (!Trans) {
-      const auto* row = row_of(8 * q + g);
-      lo = bits16(row + 2 * t);
-      hi = bits16(row + 2 * t + 1);
+      r[q] = bits_at(reinterpret_cast<const unsigned char*>(row_of(8 * q + g)) + 4 * t, 4);
     } else {
-      lo = bits16(row_of(8 * q + 2 * t) + g);
-      hi = bits16(row_of(8 * q + 2 * t + 1) + g);
+      const auto lo = bits_at(reinterpret_cast<const unsigned char*>(row_of(8 * q + 2 * t) + g), 2);
+      const auto hi = bits_at(reinterpret_cast<const unsigned char*>(row_of(8 * q + 2 * t + 1) + g), 2);
+      r[q] = lo | (hi << 16);
     }
-    r[q] = lo | (hi << 16);
   }
 }
+
+// Elements in one 16-byte row chunk.
+template <typename T>
+inline constexpr int chunk_elements_v = 16 / static_cast<int>(sizeof(T));
 
 }  // namespace detail
 
@@ -229,26 +197,31 @@ void ldmatrix(std::uint32_t* r, int lane, RowOf row_of) {
 
 template <bool Trans, typename T>
 void load_a_ldsm(frag_a& a, const T* p, int ld) {
+  static_assert(!Trans || sizeof(T) == 2, "ldmatrix transposes 16-bit operands only");
   detail::ldmatrix<4, Trans>(a.r, lane_id(), [&](int lane) {
     const int q = lane >> 3, r = lane & 7;
-    return !Trans ? p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8 : p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8;
+    return !Trans ? p + ((q & 1) * 8 + r) * ld + (q >> 1) * detail::chunk_elements_v<T>
+                  : p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8;
   });
 }
 
 template <bool Trans, typename T>
 void load_b_ldsm(frag_b& b, const T* p, int ld) {
+  static_assert(!Trans || sizeof(T) == 2, "ldmatrix transposes 16-bit operands only");
   detail::ldmatrix<2, Trans>(b.r, lane_id(), [&](int lane) {
     lane &= 15;
-    return !Trans ? p + (lane & 7) * ld + (lane >> 3) * 8 : p + lane * ld;
+    return !Trans ? p + (lane & 7) * ld + (lane >> 3) * detail::chunk_elements_v<T> : p + lane * ld;
   });
 }
 
 template <bool Trans, typename T>
 void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
+  static_assert(!Trans || sizeof(T) == 2, "ldmatrix transposes 16-bit operands only");
   std::uint32_t x[4];
   detail::ldmatrix<4, Trans>(x, lane_id(), [&](int lane) {
     const int q = lane >> 3, r = lane & 7;
-    return !Trans ? p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8 : p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8;
+    return !Trans ? p + ((q >> 1) * 8 + r) * ld + (q & 1) * detail::chunk_elements_v<T>
+                  : p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8;
   });
   b0.r[0] = x[0];
   b0.r[1] = x[1];
@@ -256,30 +229,15 @@ void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
   b1.r[1] = x[3];
 }
 
-// ---- element loads (any memory, with bounds) ----
-template <typename T>
-T load_or_zero(const T* p, int i, int j, int s0, int s1, int v0, int v1) {
-  return (i < v0 && j < v1) ? p[i * s0 + j * s1] : utils::from_f32<T>(0.0f);
-}
-
+// ---- element loads (any memory, with bounds; croq/device/mma_layout.h) ----
 template <typename T>
 void load_a(frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
-  const int lane = lane_id();
-  for (int e = 0; e < 8; e += 2) {
-    const T lo = load_or_zero(p, a_row(lane, e), a_col(lane, e), s0, s1, v0, v1);
-    const T hi = load_or_zero(p, a_row(lane, e + 1), a_col(lane, e + 1), s0, s1, v0, v1);
-    a.r[e / 2] = pack2(lo, hi);
-  }
+  load_a_lane(a, lane_id(), p, s0, s1, v0, v1);
 }
 
 template <typename T>
 void load_b(frag_b& b, const T* p, int s0, int s1, int v0, int v1) {
-  const int lane = lane_id();
-  for (int e = 0; e < 4; e += 2) {
-    const T lo = load_or_zero(p, b_col(lane, e), b_row(lane, e), s0, s1, v0, v1);
-    const T hi = load_or_zero(p, b_col(lane, e + 1), b_row(lane, e + 1), s0, s1, v0, v1);
-    b.r[e / 2] = pack2(lo, hi);
-  }
+  load_b_lane(b, lane_id(), p, s0, s1, v0, v1);
 }
 
 // ---- stores ----
@@ -309,38 +267,49 @@ struct MmaLane {
   frag_c<AccT> c;
 };
 
-// Element `half` (0: low, 1: high) of a register of two 16-bit operands;
-// `f16_table` is cpu::detail::half_table().
+// Element x (0 .. 4 / sizeof(InT) - 1, lowest bits first) of a register of
+// operands; `f16_table` is cpu::detail::half_table().
 template <typename InT>
-float operand_value(std::uint32_t reg, int half, const float* f16_table) {
-  const auto bits = static_cast<std::uint16_t>(reg >> (16 * half));
-  if constexpr (std::is_same_v<InT, f16>)
-    return f16_table[bits];
-  else
-    return cpu::detail::bf16_bits_to_float(bits);
+float operand_value(std::uint32_t reg, int x, const float* f16_table) {
+  if constexpr (sizeof(InT) == 1) {
+    InT v;
+    const auto byte = static_cast<unsigned char>(reg >> (8 * x));
+    std::memcpy(&v, &byte, 1);
+    return static_cast<float>(v);
+  } else {
+    const auto bits = static_cast<std::uint16_t>(reg >> (16 * x));
+    if constexpr (std::is_same_v<InT, f16>)
+      return f16_table[bits];
+    else
+      return cpu::detail::bf16_bits_to_float(bits);
+  }
 }
 
-// D = A * B + C for the whole warp: gathers A (16x16), B (16x8) and C
-// (16x8) from the 32 lanes' fragments, multiplies, and scatters D back in
-// the accumulator layout.
+// D = A * B + C for the whole warp: gathers A (16 x K), B (K x 8) and C
+// (16 x 8) from the 32 lanes' fragments (croq/device/mma_layout.h),
+// multiplies, and scatters D back in the accumulator layout.
 template <typename InT, typename AccT>
 void mma_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes]) {
+  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = 4 / Bytes, K = atom_k_v<InT>;
   const float* table = cpu::detail::half_table();
-  float A[16][16], B[16][8], C[16][8];
+  float A[16][K], B[K][8], C[16][8];
   for (int lane = 0; lane < 32; ++lane) {
     MmaLane<AccT> l;
     std::memcpy(&l, in[lane], sizeof(l));
-    for (int e = 0; e < 8; ++e) A[a_row(lane, e)][a_col(lane, e)] = operand_value<InT>(l.a.r[e / 2], e % 2, table);
-    for (int e = 0; e < 4; ++e) B[b_row(lane, e)][b_col(lane, e)] = operand_value<InT>(l.b.r[e / 2], e % 2, table);
+    for (int e = 0; e < 4 * P; ++e)
+      A[a_row<Bytes>(lane, e)][a_col<Bytes>(lane, e)] = operand_value<InT>(l.a.r[e / P], e % P, table);
+    for (int e = 0; e < 2 * P; ++e)
+      B[b_row<Bytes>(lane, e)][b_col(lane, e)] = operand_value<InT>(l.b.r[e / P], e % P, table);
     for (int e = 0; e < 4; ++e) C[c_row(lane, e)][c_col(lane, e)] = acc_value(l.c, e);
   }
-  // D[m][n] = C[m][n] + A[m][0] * B[0][n] + ... + A[m][15] * B[15][n], in
-  // that order: products of 16-bit floats are exact in f32, the sum is f32.
+  // D[m][n] = C[m][n] + A[m][0] * B[0][n] + ... + A[m][K-1] * B[K-1][n], in
+  // that order: products of 16- and 8-bit floats are exact in f32, the sum
+  // is f32.
   float D[16][8];
   for (int m = 0; m < 16; ++m) {
     float s[8];
     for (int n = 0; n < 8; ++n) s[n] = C[m][n];
-    for (int k = 0; k < 16; ++k) {
+    for (int k = 0; k < K; ++k) {
       const float a = A[m][k];
       for (int n = 0; n < 8; ++n) s[n] += a * B[k][n];
     }
@@ -383,12 +352,15 @@ inline cpu::detail::BlockRunner* require_full_warp(const char* what, const char*
 }  // namespace detail
 
 // acc += a * b over the warp (every one of its 32 lanes must call it), with
-// the variant chosen by the types: (f16, f16), (float, f16), (float, bf16).
+// the variant chosen by the types: (f16, f16), (float, f16), (float, bf16),
+// (float, f8_e4m3), (float, f8_e5m2).
 template <typename InT, typename AccT>
 void mma(frag_c<AccT>& acc, const frag_a& a, const frag_b& b, const char* file = __builtin_FILE(),
          int line = __builtin_LINE()) {
   static_assert(std::is_same_v<AccT, f16> || std::is_same_v<AccT, float>, "accumulators are f16 or float");
-  static_assert(std::is_same_v<InT, f16> || std::is_same_v<InT, bf16>, "mma.sync m16n8k16 inputs are f16 or bf16");
+  static_assert(std::is_same_v<InT, f16> || std::is_same_v<InT, bf16> || std::is_same_v<InT, f8_e4m3> ||
+                    std::is_same_v<InT, f8_e5m2>,
+                "mma.sync inputs are f16, bf16, f8_e4m3 or f8_e5m2");
   static_assert(!std::is_same_v<AccT, f16> || std::is_same_v<InT, f16>, "an f16 accumulator takes f16 inputs");
   static_assert(sizeof(detail::MmaLane<AccT>) <= cpu::detail::kLaneBytes, "lane operands fit the warp scratch");
   cpu::detail::BlockRunner* r = detail::require_full_warp("croq::mma::mma", file, line);

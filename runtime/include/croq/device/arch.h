@@ -7,6 +7,7 @@
 // time instead, so one source file can be built for several targets.
 //
 //   CROQ_SM80_ENABLED   device pass, sm_80 or newer: ldmatrix, mma.sync m16n8k16, cp.async, mbarrier
+//   CROQ_SM89_ENABLED   device pass, sm_89 or newer: mma.sync m16n8k32 on e4m3 / e5m2
 //   CROQ_SM90_ENABLED   device pass, sm_90 or newer: TMA, mbarrier tx-count/try_wait, stmatrix,
 //                       fence.proxy.async, elect.sync
 //   CROQ_SM90A_ENABLED  device pass, sm_90a (arch-specific features): wgmma, setmaxnreg
@@ -18,6 +19,12 @@
 #define CROQ_SM80_ENABLED 1
 #else
 #define CROQ_SM80_ENABLED 0
+#endif
+
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 890)
+#define CROQ_SM89_ENABLED 1
+#else
+#define CROQ_SM89_ENABLED 0
 #endif
 
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)

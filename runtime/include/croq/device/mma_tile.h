@@ -1,9 +1,9 @@
-// croq/device/mma_tile.h: the m16n8k16 atom operations that warp-level MMA
+// croq/device/mma_tile.h: the m16n8kK atom operations that warp-level MMA
 // statements lower to: filling accumulators, loading A and B atoms (with
 // ldmatrix from shared memory, or element by element from anywhere with
 // bounds), and storing accumulator atoms with conversion and bounds.
 //
-// Atom coordinates follow croq/device/mma_sync.h. Element (i, j) of an atom
+// Atom coordinates follow croq/device/mma_layout.h. Element (i, j) of an atom
 // lives at `p[i * s0 + j * s1]`: A atoms are indexed (m, k), B atoms (n, k),
 // C atoms (m, n). `v0`, `v1` are how many leading rows and columns are
 // valid; elements outside read as zero and are not written.
@@ -23,15 +23,6 @@ namespace mma {
 
 CROQ_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & 31; }
 
-template <typename T>
-CROQ_DEVICE std::uint32_t pack2(T lo, T hi) {
-  static_assert(sizeof(T) == 2, "operands are 16-bit");
-  std::uint16_t a, b;
-  std::memcpy(&a, &lo, 2);
-  std::memcpy(&b, &hi, 2);
-  return static_cast<std::uint32_t>(a) | (static_cast<std::uint32_t>(b) << 16);
-}
-
 // ---- fill ----
 CROQ_DEVICE void fill_atom(frag_c<float>& c, float v) {
 #pragma unroll
@@ -50,26 +41,36 @@ CROQ_DEVICE void fill(F (&frags)[R][C], float v) {
 }
 
 // ---- ldmatrix loads (shared memory, 16-byte aligned rows) ----
+//
+// ldmatrix moves 8 x 16-byte matrices, so one lane address per 16-byte row
+// chunk serves 16- and 8-bit operands alike: chunk c of a row starts C * c
+// elements in, C = 16 / sizeof(T). The transposing forms exist for 16-bit
+// operands only.
 
-// A atom, 16 x 16. Trans = false: stored [M][K] (row m at p + m * ld);
+template <typename T>
+inline constexpr int chunk_elements_v = 16 / static_cast<int>(sizeof(T));
+
+// A atom, 16 x K. Trans = false: stored [M][K] (row m at p + m * ld);
 // Trans = true: stored [K][M].
 template <bool Trans, typename T>
 CROQ_DEVICE void load_a_ldsm(frag_a& a, const T* p, int ld) {
+  static_assert(!Trans || sizeof(T) == 2, "ldmatrix transposes 16-bit operands only");
   const int lane = lane_id();
   const int q = lane >> 3, r = lane & 7;
   if constexpr (!Trans) {
-    ldmatrix_x4(a.r, cvta_shared(p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8));
+    ldmatrix_x4(a.r, cvta_shared(p + ((q & 1) * 8 + r) * ld + (q >> 1) * chunk_elements_v<T>));
   } else {
     ldmatrix_x4_trans(a.r, cvta_shared(p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8));
   }
 }
 
-// B atom, 8 (n) x 16 (k). Trans = false: stored [N][K]; true: stored [K][N].
+// B atom, 8 (n) x K. Trans = false: stored [N][K]; true: stored [K][N].
 template <bool Trans, typename T>
 CROQ_DEVICE void load_b_ldsm(frag_b& b, const T* p, int ld) {
+  static_assert(!Trans || sizeof(T) == 2, "ldmatrix transposes 16-bit operands only");
   const int lane = lane_id() & 15;
   if constexpr (!Trans) {
-    ldmatrix_x2(b.r, cvta_shared(p + (lane & 7) * ld + (lane >> 3) * 8));
+    ldmatrix_x2(b.r, cvta_shared(p + (lane & 7) * ld + (lane >> 3) * chunk_elements_v<T>));
   } else {
     ldmatrix_x2_trans(b.r, cvta_shared(p + lane * ld));
   }
@@ -78,11 +79,12 @@ CROQ_DEVICE void load_b_ldsm(frag_b& b, const T* p, int ld) {
 // Two neighbouring B atoms (n 0..7 and 8..15) with one ldmatrix.x4.
 template <bool Trans, typename T>
 CROQ_DEVICE void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
+  static_assert(!Trans || sizeof(T) == 2, "ldmatrix transposes 16-bit operands only");
   const int lane = lane_id();
   const int q = lane >> 3, r = lane & 7;
   std::uint32_t x[4];
   if constexpr (!Trans) {
-    ldmatrix_x4(x, cvta_shared(p + ((q >> 1) * 8 + r) * ld + (q & 1) * 8));
+    ldmatrix_x4(x, cvta_shared(p + ((q >> 1) * 8 + r) * ld + (q & 1) * chunk_elements_v<T>));
   } else {
     ldmatrix_x4_trans(x, cvta_shared(p + ((q & 1) * 8 + r) * ld + (q >> 1) * 8));
   }
@@ -92,32 +94,15 @@ CROQ_DEVICE void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
   b1.r[1] = x[3];
 }
 
-// ---- element loads (any memory, with bounds) ----
-template <typename T>
-CROQ_DEVICE T load_or_zero(const T* p, int i, int j, int s0, int s1, int v0, int v1) {
-  return (i < v0 && j < v1) ? p[i * s0 + j * s1] : utils::from_f32<T>(0.0f);
-}
-
+// ---- element loads (any memory, with bounds; croq/device/mma_layout.h) ----
 template <typename T>
 CROQ_DEVICE void load_a(frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
-  const int lane = lane_id();
-#pragma unroll
-  for (int e = 0; e < 8; e += 2) {
-    const T lo = load_or_zero(p, a_row(lane, e), a_col(lane, e), s0, s1, v0, v1);
-    const T hi = load_or_zero(p, a_row(lane, e + 1), a_col(lane, e + 1), s0, s1, v0, v1);
-    a.r[e / 2] = pack2(lo, hi);
-  }
+  load_a_lane(a, lane_id(), p, s0, s1, v0, v1);
 }
 
 template <typename T>
 CROQ_DEVICE void load_b(frag_b& b, const T* p, int s0, int s1, int v0, int v1) {
-  const int lane = lane_id();
-#pragma unroll
-  for (int e = 0; e < 4; e += 2) {
-    const T lo = load_or_zero(p, b_col(lane, e), b_row(lane, e), s0, s1, v0, v1);
-    const T hi = load_or_zero(p, b_col(lane, e + 1), b_row(lane, e + 1), s0, s1, v0, v1);
-    b.r[e / 2] = pack2(lo, hi);
-  }
+  load_b_lane(b, lane_id(), p, s0, s1, v0, v1);
 }
 
 // ---- stores ----
