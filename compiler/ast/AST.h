@@ -11,6 +11,7 @@
 #include <llvm/Support/SMLoc.h>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 
@@ -67,6 +68,17 @@ class IntLiteralExpr : public Expr {
   llvm::StringRef spelling;
   IntLiteralValue value;
   bool negative = false;  // written with a leading `-`
+  /// The value as a 64-bit signed integer, with its sign; nullopt when it is
+  /// out of that range (`9223372036854775808` without a `-`).
+  std::optional<std::int64_t> signedValue() const {
+    constexpr std::uint64_t kMinMagnitude = std::uint64_t{1} << 63;
+    if (value.value < kMinMagnitude) {
+      auto v = static_cast<std::int64_t>(value.value);
+      return negative ? -v : v;
+    }
+    if (negative && value.value == kMinMagnitude) return std::numeric_limits<std::int64_t>::min();
+    return std::nullopt;
+  }
   /// Written as `(N)`: inside a shape subscript `s[(0) / 2]` this names
   /// dimension N of `s` (spec 5.1).
   bool parenthesized = false;

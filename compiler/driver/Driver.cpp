@@ -97,25 +97,44 @@ std::optional<unsigned> loadInput(const std::string& path, llvm::SourceMgr& sm, 
   return sm.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
 }
 
-bool writesToStdout(const Options& opts) { return opts.output.empty() || opts.output == "-"; }
+/// Where the output goes: the `-o` path ("-": stdout), else the default of
+/// the action (stdout for the printed stages).
+std::string outputPath(const Options& opts) {
+  if (!opts.output.empty()) return opts.output;
+  std::string byDefault = defaultOutput(opts);
+  return byDefault.empty() ? "-" : byDefault;
+}
 
-/// Writes the output: to stdout, or atomically to the `-o` file.
-bool writeOutput(const Options& opts, llvm::StringRef contents, DiagnosticEngine& diags) {
-  if (!writesToStdout(opts)) {
-    if (std::error_code ec = writeFileAtomically(opts.output, contents)) {
-      diags.report({}, DiagKind::err_cannot_write_file, opts.output, ec.message());
-      return false;
-    }
-    return true;
-  }
-  llvm::outs() << contents;
-  llvm::outs().flush();
-  if (llvm::outs().has_error()) {
-    diags.report({}, DiagKind::err_cannot_write_file, "<stdout>", llvm::outs().error().message());
-    llvm::outs().clear_error();
+/// Writes the output: to stdout, or to the file `-o` names (OutputFile.h).
+bool writeOutput(const std::string& path, llvm::StringRef contents, OutputMode mode, DiagnosticEngine& diags) {
+  if (std::optional<std::string> failure = writeOutputFile(path, contents, mode)) {
+    diags.report({}, DiagKind::err_cannot_write_file, path == "-" ? "<stdout>" : path, *failure);
     return false;
   }
   return true;
+}
+
+/// Runs nvcc or the host compiler into a temporary file, then writes what it
+/// made to `path` as any other output, so that a failed compiler never
+/// touches `path` and `-o /dev/null` or `-o -` work.
+bool buildBinary(const Options& opts, llvm::StringRef source, const std::string& path, DiagnosticEngine& diags) {
+  llvm::SmallString<256> temp;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("croqc", opts.action == Action::Object ? "o" : "out", temp)) {
+    diags.report({}, DiagKind::err_cannot_write_file, "<temporary output file>", ec.message());
+    return false;
+  }
+  TemporaryFile removeTemp(temp);
+  bool built = opts.target == Target::Cpu ? compileWithHostCompiler(opts, source, temp, diags)
+                                          : compileWithNvcc(opts, source, temp, diags);
+  if (!built) return false;
+  auto binary = llvm::MemoryBuffer::getFile(temp, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!binary) {
+    diags.report({}, DiagKind::err_cannot_open_file, std::string(temp), binary.getError().message());
+    return false;
+  }
+  OutputMode mode = opts.action == Action::Executable ? OutputMode::Executable : OutputMode::Text;
+  return writeOutput(path, (*binary)->getBuffer(), mode, diags);
 }
 
 }  // namespace
@@ -137,10 +156,15 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
   std::unique_ptr<VerifyConsumer> verifier;
   diags.setWarningsAsErrors(opts.warningsAsErrors);
   diags.setErrorLimit(opts.errorLimit);
+  // Set once `-verify` has passed: what follows (writing the output) is
+  // reported as in any other run.
+  bool verified = false;
   auto finish = [&](ExitCode code) {
-    diags.finish();
-    // With `-verify` the expectations decide: the errors were the point.
-    if (verifier && code != ExitInternalError) return verifier->passed() ? ExitSuccess : ExitUserError;
+    if (!verified) {
+      diags.finish();
+      // With `-verify` the expectations decide: the errors were the point.
+      if (verifier && code != ExitInternalError) return verifier->passed() ? ExitSuccess : ExitUserError;
+    }
     return diags.hasErrors() && code == ExitSuccess ? ExitUserError : code;
   };
 
@@ -171,8 +195,9 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
   std::optional<const Pass*> last = choosePasses(opts, outputPass, diags);
   if (!last || diags.hasErrors()) return finish(ExitUserError);
 
-  if (!writesToStdout(opts) && opts.input != "-" && llvm::sys::fs::equivalent(opts.input, opts.output)) {
-    diags.report({}, DiagKind::err_output_is_input, opts.output);
+  const std::string output = outputPath(opts);
+  if (output != "-" && opts.input != "-" && llvm::sys::fs::equivalent(opts.input, output)) {
+    diags.report({}, DiagKind::err_output_is_input, output);
     return finish(ExitUserError);
   }
   std::optional<unsigned> mainBuffer = loadInput(opts.input, sm, diags);
@@ -192,26 +217,22 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
 
   // `--stop-after` before the pass that makes the output: only checked.
   if (*last && outputPass && passIndex(*last) < passIndex(outputPass)) return finish(ExitSuccess);
-  if (opts.action == Action::Executable || opts.action == Action::Object) {
-    std::string out = writesToStdout(opts) ? defaultOutput(opts) : opts.output;
-    bool built = opts.target == Target::Cpu ? compileWithHostCompiler(opts, compilation.cudaSource, out, diags)
-                                            : compileWithNvcc(opts, compilation.cudaSource, out, diags);
-    if (!built) return finish(ExitUserError);
-    return finish(ExitSuccess);
+  // `-verify` that fails writes nothing, as any other failed run.
+  if (verifier) {
+    diags.finish();
+    if (!verifier->passed()) return ExitUserError;
+    verified = true;
+    diags.setConsumer(*consumer);
   }
-  if (opts.action == Action::Assembly && opts.output.empty()) {
-    std::string out = defaultOutput(opts);
-    if (std::error_code ec = writeFileAtomically(out, compilation.cudaSource)) {
-      diags.report({}, DiagKind::err_cannot_write_file, out, ec.message());
-      return finish(ExitUserError);
-    }
-    return finish(ExitSuccess);
-  }
-  std::string output;
-  llvm::raw_string_ostream outputStream(output);
-  outputPass->print(compilation, outputStream);
-  outputStream.flush();
-  if (!writeOutput(opts, output, diags)) return finish(ExitUserError);
+  if (opts.action == Action::Executable || opts.action == Action::Object)
+    return finish(buildBinary(opts, compilation.cudaSource, output, diags) ? ExitSuccess : ExitUserError);
+  if (opts.action == Action::Assembly && opts.output.empty())
+    return finish(writeOutput(output, compilation.cudaSource, OutputMode::Text, diags) ? ExitSuccess : ExitUserError);
+  std::string text;
+  llvm::raw_string_ostream textStream(text);
+  outputPass->print(compilation, textStream);
+  textStream.flush();
+  if (!writeOutput(output, text, OutputMode::Text, diags)) return finish(ExitUserError);
   return finish(ExitSuccess);
 }
 

@@ -68,7 +68,7 @@ bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::
   }
   llvm::SmallString<256> cppFile;
   if (!writeTemporarySource("cpp", source, cppFile, diags)) return false;
-  llvm::FileRemover removeCpp(cppFile.str());
+  TemporaryFile removeCpp(cppFile);
 
   std::vector<std::string> args = {cxx->program};
   args.insert(args.end(), cxx->args.begin(), cxx->args.end());

@@ -6,7 +6,12 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/Process.h>
 #include <llvm/Support/Program.h>
+#include <llvm/Support/Signals.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include <signal.h>
+
+#include <iterator>
 
 #include <optional>
 #include <string>
@@ -69,7 +74,7 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
   }
   llvm::SmallString<256> cuFile;
   if (!writeTemporarySource("cu", cudaSource, cuFile, diags)) return false;
-  llvm::FileRemover removeCu(cuFile.str());
+  TemporaryFile removeCu(cuFile);
 
   std::vector<std::string> args = {*nvcc, "-std=c++17", "-O3", "-lineinfo"};
   args.push_back(target::targetInfo(opts.arch).nvccGencode.str());
@@ -92,21 +97,76 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
   return runCompiler(args, opts.verbose, output, DiagKind::err_nvcc_failed, diags);
 }
 
+TemporaryFile::TemporaryFile(llvm::StringRef path) : path_(path.str()) { llvm::sys::RemoveFileOnSignal(path_); }
+
+TemporaryFile::~TemporaryFile() {
+  llvm::sys::fs::remove(path_);
+  llvm::sys::DontRemoveFileOnSignal(path_);
+}
+
 bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
                           DiagnosticEngine& diags) {
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile("croqc", extension, path)) {
     diags.report({}, DiagKind::err_cannot_write_file, "<temporary ." + extension.str() + " file>", ec.message());
     return false;
   }
+  llvm::StringRef name(path.data(), path.size());
+  llvm::sys::RemoveFileOnSignal(name);
   std::error_code ec;
-  llvm::raw_fd_ostream os(llvm::StringRef(path.data(), path.size()), ec);
+  llvm::raw_fd_ostream os(name, ec);
   if (ec) {
-    diags.report({}, DiagKind::err_cannot_write_file, std::string(path.data(), path.size()), ec.message());
+    diags.report({}, DiagKind::err_cannot_write_file, name.str(), ec.message());
     return false;
   }
   os << contents;
+  os.close();
+  if (os.has_error()) {
+    diags.report({}, DiagKind::err_cannot_write_file, name.str(), os.error().message());
+    os.clear_error();
+    return false;
+  }
   return true;
 }
+
+namespace {
+
+/// The compiler croqc waits for, and the first termination signal croqc got
+/// while waiting (0: none). Only the handler below and runCompiler use them.
+volatile sig_atomic_t childPid = 0;
+volatile sig_atomic_t pendingSignal = 0;
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void forwardSignal(int sig) {
+  if (pendingSignal == 0) pendingSignal = sig;
+  if (childPid > 0) ::kill(static_cast<pid_t>(childPid), sig);
+}
+
+/// Forwards termination signals to the child for as long as it lives; on
+/// destruction puts the previous handlers back.
+class SignalForwarding {
+ public:
+  SignalForwarding() {
+    pendingSignal = 0;
+    struct sigaction action = {};
+    action.sa_handler = forwardSignal;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &action, &previous_[i]);
+  }
+  ~SignalForwarding() {
+    childPid = 0;
+    for (size_t i = 0; i < std::size(kForwardedSignals); ++i) sigaction(kForwardedSignals[i], &previous_[i], nullptr);
+  }
+  void started(llvm::sys::procid_t pid) {
+    childPid = static_cast<sig_atomic_t>(pid);
+    // A signal that came before the child existed.
+    if (pendingSignal != 0) ::kill(pid, pendingSignal);
+  }
+
+ private:
+  struct sigaction previous_[std::size(kForwardedSignals)];
+};
+
+}  // namespace
 
 bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::StringRef output, DiagKind failedKind,
                  DiagnosticEngine& diags) {
@@ -118,8 +178,25 @@ bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::Strin
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string error;
   bool failed = false;
-  int status = llvm::sys::ExecuteAndWait(args.front(), argRefs, llvm::None, {}, 0, 0, &error, &failed);
+  int status = -1;
+  int signal = 0;
+  {
+    SignalForwarding forwarding;
+    llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(args.front(), argRefs, llvm::None, {}, 0, &error, &failed);
+    if (!failed && child.Pid > 0) {
+      forwarding.started(child.Pid);
+      llvm::sys::ProcessInfo done = llvm::sys::Wait(child, 0, /*WaitUntilTerminates=*/true, &error);
+      status = done.ReturnCode;
+    }
+    signal = pendingSignal;
+  }
+  if (signal != 0) {
+    // The previous handlers (LLVM's: remove the temporary files) are back.
+    llvm::sys::fs::remove(output);
+    ::raise(signal);
+  }
   if (failed || status < 0) {
+    llvm::sys::fs::remove(output);
     diags.report({}, DiagKind::err_tool_failed, args.front(), error.empty() ? "it could not be started" : error);
     return false;
   }

@@ -27,14 +27,31 @@ bool compileWithNvcc(const Options& options, llvm::StringRef cudaSource, llvm::S
 /// installed `include/` beside `bin/`). Also used for `--target=cpu`.
 std::optional<std::string> findRuntimeInclude();
 
+/// A temporary file that is removed when this goes out of scope, or when
+/// croqc is killed by a signal before that.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(llvm::StringRef path);
+  ~TemporaryFile();
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+ private:
+  std::string path_;
+};
+
 /// Writes `contents` to a new temporary file ending in `.extension` and puts
-/// its path in `path`; false after a diagnostic. The caller removes it.
+/// its path in `path`; false after a diagnostic. The caller removes it (with
+/// a TemporaryFile); it is removed on a signal from the start.
 bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
                           DiagnosticEngine& diags);
 
 /// Runs `args` (args[0] is the program, no shell), printing the command with
 /// `-v`. A compiler that fails leaves no `output` and is reported with
-/// `failedKind` (its exit status as the argument).
+/// `failedKind` (its exit status as the argument). If croqc gets SIGINT,
+/// SIGTERM or SIGHUP meanwhile, the signal is passed on to the compiler,
+/// croqc waits for it to end, and then dies of the same signal (its
+/// temporary files removed), so that nothing writes after croqc is gone.
 bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::StringRef output, DiagKind failedKind,
                  DiagnosticEngine& diags);
 

@@ -5,6 +5,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "target/ElementTypes.h"
@@ -155,22 +156,26 @@ const Expr* Module::binary(llvm::StringRef op, const Expr* a, const Expr* b, Sca
 }
 
 const Expr* Module::add(const Expr* a, const Expr* b) {
-  if (a->isConst() && b->isConst()) return intc(a->intValue + b->intValue);
+  if (std::int64_t folded; a->isConst() && b->isConst() && !__builtin_add_overflow(a->intValue, b->intValue, &folded))
+    return intc(folded);
   if (a->isConst(0)) return b;
   if (b->isConst(0)) return a;
-  if (b->isConst() && b->intValue < 0) return binary("-", a, intc(-b->intValue), ScalarType::integer());
+  if (b->isConst() && b->intValue < 0 && b->intValue != std::numeric_limits<std::int64_t>::min())
+    return binary("-", a, intc(-b->intValue), ScalarType::integer());
   return binary("+", a, b, ScalarType::integer());
 }
 
 const Expr* Module::sub(const Expr* a, const Expr* b) {
-  if (a->isConst() && b->isConst()) return intc(a->intValue - b->intValue);
+  if (std::int64_t folded; a->isConst() && b->isConst() && !__builtin_sub_overflow(a->intValue, b->intValue, &folded))
+    return intc(folded);
   if (b->isConst(0)) return a;
   if (a == b) return intc(0);
   return binary("-", a, b, ScalarType::integer());
 }
 
 const Expr* Module::mul(const Expr* a, const Expr* b) {
-  if (a->isConst() && b->isConst()) return intc(a->intValue * b->intValue);
+  if (std::int64_t folded; a->isConst() && b->isConst() && !__builtin_mul_overflow(a->intValue, b->intValue, &folded))
+    return intc(folded);
   if (a->isConst(0) || b->isConst(0)) return intc(0);
   if (a->isConst(1)) return b;
   if (b->isConst(1)) return a;

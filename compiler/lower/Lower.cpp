@@ -1,6 +1,7 @@
 // Lowering of functions, host wrappers, buffers and plain statements.
 #include "lower/LowerImpl.h"
 
+#include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/ErrorHandling.h>
@@ -34,6 +35,10 @@ std::unique_ptr<kir::Module> lowerProgram(const Program& program, sema::SemaResu
 std::unique_ptr<kir::Module> Lowerer::run(const Program& program) {
   module_ = std::make_unique<kir::Module>();
   unsigned errorsBefore = diags_.errorCount();
+  // Sema's facts per function, found by declaration in constant time (a
+  // search per function made lowering quadratic in their number).
+  llvm::DenseMap<const CoFunction*, const sema::FunctionInfo*> infoOf;
+  for (const sema::FunctionInfo& f : sema_.functions) infoOf[f.decl] = &f;
   for (const Node* item : program.items) {
     if (const auto* h = llvm::dyn_cast<HostCode>(item)) {
       if (cpuTarget()) checkHostCodeForCpu(h->text, h->loc());
@@ -42,9 +47,7 @@ std::unique_ptr<kir::Module> Lowerer::run(const Program& program) {
       if (cpuTarget()) checkHostCodeForCpu(d->text, d->loc());
       m().items.push_back({kir::TopItem::Kind::HostText, d->text.str(), d->loc(), nullptr});
     } else if (const auto* fn = llvm::dyn_cast<CoFunction>(item)) {
-      const sema::FunctionInfo* info = nullptr;
-      for (const sema::FunctionInfo& f : sema_.functions)
-        if (f.decl == fn) info = &f;
+      const sema::FunctionInfo* info = infoOf.lookup(fn);
       if (!info) continue;
       lowerFunction(*fn, *info);
     }

@@ -195,8 +195,8 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
   switch (e->kind()) {
     case NodeKind::IntLiteralExpr: {
       const auto* i = llvm::cast<IntLiteralExpr>(e);
-      auto v = static_cast<std::int64_t>(i->value.value);
-      return m().intc(i->negative ? -v : v);
+      // Sema rejected literals out of range.
+      return m().intc(i->signedValue().value_or(0));
     }
     case NodeKind::FloatLiteralExpr: {
       const auto* f = llvm::cast<FloatLiteralExpr>(e);

@@ -254,7 +254,11 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
               s->dimIndex = static_cast<int>(d);
               info.shapeDims.push_back(s);
             } else if (s->kind != Symbol::Kind::ShapeDim) {
-              report(n->range(), DiagKind::err_conflicting_shape_symbol, n->name);
+              // A name already reported as undeclared (used in an earlier
+              // dimension's expression) is not reported again.
+              if (!s->type.isError()) report(n->range(), DiagKind::err_conflicting_shape_symbol, n->name);
+              t.shape.push_back(unknown());
+              continue;
             }
             result_.references[n] = s;
             result_.exprTypes[n] = s->type;

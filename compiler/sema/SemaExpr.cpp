@@ -120,9 +120,13 @@ Type Checker::checkUncached(const Expr* e) {
   switch (e->kind()) {
     case NodeKind::IntLiteralExpr: {
       const auto* i = llvm::cast<IntLiteralExpr>(e);
+      std::optional<std::int64_t> v = i->signedValue();
+      if (!v) {
+        report(i->range(), DiagKind::err_int_literal_out_of_range, (i->negative ? "-" : "") + i->spelling.str());
+        return Type::error();
+      }
       Type t = Type::simple(TypeKind::Int);
-      auto v = static_cast<std::int64_t>(i->value.value);
-      t.values = {sym().constant(i->negative ? -v : v)};
+      t.values = {sym().constant(*v)};
       return t;
     }
     case NodeKind::FloatLiteralExpr: {
@@ -242,6 +246,12 @@ Type Checker::checkUnary(const UnaryExpr* u) {
         Type t = Type::simple(TypeKind::Int);
         const SymExpr* v = operand.values.empty() ? unknown() : operand.values[0];
         t.values = {u->op == TokenKind::minus ? sym().neg(v) : unknown()};
+        // Symbolic arithmetic on constants gives up (unknown) on overflow.
+        if (std::optional<std::int64_t> c = sym::constantValue(v); c && u->op == TokenKind::minus &&
+                                                                    !sym::isConstant(t.values[0])) {
+          report(u->range(), DiagKind::err_constant_negate_overflow, exprText(u), *c);
+          return Type::error();
+        }
         return t;
       }
       if (operand.kind == TypeKind::Element) return operand;
@@ -267,6 +277,28 @@ Type Checker::checkPostfix(const PostfixExpr* p) {
   if (t.kind == TypeKind::Int) t.values = {unknown()};
   return t;
 }
+
+namespace {
+/// True when `l op r`, both constants, is arithmetic whose exact result does
+/// not fit in 64 bits: the symbolic arithmetic then gives `result` unknown
+/// (it checks every step), and a shift says so by its own numbers.
+bool overflowsOnConstants(TokenKind op, const SymExpr* l, const SymExpr* r, const SymExpr* result) {
+  std::optional<std::int64_t> cl = sym::constantValue(l), cr = sym::constantValue(r);
+  if (!cl || !cr) return false;
+  switch (op) {
+    case TokenKind::plus: case TokenKind::hashplus:
+    case TokenKind::minus: case TokenKind::hashminus:
+    case TokenKind::star: case TokenKind::hashstar:
+    case TokenKind::slash: case TokenKind::hashslash:
+    case TokenKind::percent: case TokenKind::hashpercent: return !sym::isConstant(result);
+    case TokenKind::lessless:
+      // `a << b` in range: b < 64 and a * 2^b fits.
+      return *cr >= 0 && *cr < 64 && (*cl >= 0 ? *cl > (std::numeric_limits<std::int64_t>::max() >> *cr)
+                                              : *cl < (std::numeric_limits<std::int64_t>::min() >> *cr));
+    default: return false;
+  }
+}
+}  // namespace
 
 Type Checker::checkBinary(const BinaryExpr* b) {
   Type lhs = check(b->lhs);
@@ -381,6 +413,11 @@ Type Checker::checkBinary(const BinaryExpr* b) {
     }
     if (sym::isDivisionByZero(v)) {
       report(b->range(), DiagKind::err_division_by_zero, exprText(b));
+      return Type::error();
+    }
+    if (overflowsOnConstants(op, l, r, v)) {
+      report(b->range(), DiagKind::err_constant_overflow, exprText(b), *sym::constantValue(l), tokenKindSpelling(op),
+             *sym::constantValue(r));
       return Type::error();
     }
     t.values = {v};

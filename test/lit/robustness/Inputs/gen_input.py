@@ -16,6 +16,8 @@ KIND is one of:
   chain-subscript    a 1 MB line `v = x[0][0] ... [0];`;
   long-string        a 1 MB line holding an unterminated string literal;
   long-invalid       a 1 MB line of characters that start no token;
+  many-functions     60,000 empty `__co__` functions (1.4 MB), one a line;
+  else-if-chain      a `__co__` function with an `if` and 1,000 `else if` arms;
   garbage-SEED       64 KB of random bytes without NUL (deterministic per SEED);
   garbage-nul-SEED   the same with a NUL byte at offset 100.
 Lines of `__co__` code start at line 3 so the tests can pin locations.
@@ -59,6 +61,11 @@ def main():
         data = co('  print("' + "a" * MB + ");")
     elif kind == "long-invalid":
         data = co("  int v = " + "@" * MB + ";")
+    elif kind == "many-functions":
+        data = "".join(f"__co__ void k{i}() {{}}\n" for i in range(60_000)).encode()
+    elif kind == "else-if-chain":
+        arms = "".join(f"    else if (x == {i}) {{ out.at(p) = {i}; }}\n" for i in range(1, 1001))
+        data = co("  parallel p by 16 {\n    if (x == 0) { out.at(p) = 0; }\n" + arms + "  }")
     elif kind.startswith("garbage-"):
         nul = kind.startswith("garbage-nul-")
         rng = random.Random(int(kind.rsplit("-", 1)[1]))
