@@ -515,10 +515,13 @@ Type Checker::checkElementOf(const ElementOfExpr* e) {
     }
     return Type::simple(TypeKind::Opaque);
   }
+  std::optional<std::int64_t> firstIndex =
+      e->args.size() == 1 && !llvm::isa<RangeExpr>(e->args[0]) ? constantOf(e->args[0]) : std::nullopt;
   if (base.kind == TypeKind::Bounded && base.rankOneTuple && e->args.size() == 1 &&
-      !llvm::isa<RangeExpr>(e->args[0])) {
-    // `y(0)` of `with y in [512]`: the only element of a rank-1 bounded ituple.
-    std::optional<std::int64_t> index = constantOf(e->args[0]);
+      !llvm::isa<RangeExpr>(e->args[0]) && !(firstIndex && *firstIndex < 0)) {
+    // `y(0)` of `with y in [512]`: the only element of a rank-1 bounded ituple
+    // (`y(-1)` is the range probe below, as for a bounded int).
+    std::optional<std::int64_t> index = firstIndex;
     if (!index) {
       report(e->args[0]->range(), DiagKind::err_element_of_non_constant, exprText(e->base), exprText(e->args[0]));
       return Type::error();

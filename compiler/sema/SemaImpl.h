@@ -111,6 +111,7 @@ class Checker {
   Type checkMethod(const ast::MethodExpr* m);
   Type checkElementAccess(const ast::MethodExpr* m, const Type& base);
   Type checkTiling(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* at);
+  const SymExpr* offsetBound(const ast::Expr* e);
   Type checkSubspan(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* step,
                     const ast::MethodExpr* at);
   Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);
