@@ -96,8 +96,36 @@ void Lowerer::declareCounter(const std::string& name, llvm::SMLoc loc) {
   out_ = saved;
 }
 
-void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
+/// Drops the dimensions of extent 1 on both sides of a copy of more than two
+/// dimensions (`[1, 3, 64]` windows of 3-D tensors): the copy routines move
+/// 2-D tiles. A dropped dimension that may lie outside its buffer makes the
+/// whole tile conditional (`inside`).
+void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
+  auto inside = [&](const kir::Tile& t, size_t i) { return m().lt(m().intc(0), t.valid[i]); };
+  for (size_t i = 0; dst.rank() > 2 && i < dst.rank() && dst.rank() == src.rank();) {
+    if (dst.extents[i] != 1 || src.extents[i] != 1) {
+      ++i;
+      continue;
+    }
+    for (kir::Tile* t : {&dst, &src}) {
+      if (t->valid[i]) t->inside = t->inside ? m().logicalAnd(t->inside, inside(*t, i)) : inside(*t, i);
+      t->extents.erase(t->extents.begin() + i);
+      t->runtimeExtents.erase(t->runtimeExtents.begin() + i);
+      t->strides.erase(t->strides.begin() + i);
+      t->valid.erase(t->valid.begin() + i);
+    }
+  }
+}
+
+void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::Scope scope, bool async, bool zfill,
                        llvm::SMLoc loc) {
+  kir::Tile dst = dstTile, src = srcTile;
+  squeezeCopyTiles(dst, src);
+  if (dst.rank() > 2 || src.rank() > 2) {
+    unsupported({loc, loc}, "a copy of a tile with more than two dimensions larger than 1",
+                "copy it in slices (`foreach`) of at most two dimensions");
+    return;
+  }
   std::int64_t threads = scope == kir::Scope::Cta         ? kernel_->threads
                          : scope == kir::Scope::Warpgroup ? 128
                          : scope == kir::Scope::Warp      ? 32

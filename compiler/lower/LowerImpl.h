@@ -100,6 +100,9 @@ class Lowerer {
   // ---- Views (LowerView.cpp) ----
   /// The tile a view expression denotes; nullopt after a diagnostic.
   std::optional<kir::Tile> lowerTile(const ast::Expr* e, llvm::StringRef what);
+  /// Limits the valid part of each dimension whose box is a bound of a
+  /// run-time extent to that extent.
+  void limitToRuntimeExtents(kir::Tile& tile);
   const sema::Symbol* rootSymbol(const ast::Expr* e, const ast::SubscriptExpr** subscript) const;
   const kir::Buffer* bufferFor(const sema::Symbol* s) const;
 
@@ -111,6 +114,7 @@ class Lowerer {
   /// when WGMMA reads shared memory).
   void waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc);
   void lowerSwap(const ast::SwapStmt* s);
+  void squeezeCopyTiles(kir::Tile& dst, kir::Tile& src);
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);

@@ -416,7 +416,10 @@ Type Checker::checkConditional(const ConditionalExpr* c) {
   if (a.isIntegral() && b.isIntegral()) {
     Type t = Type::simple(TypeKind::Int);
     std::optional<std::int64_t> cond = constantOf(c->cond);
+    std::optional<std::int64_t> x = constantOf(c->then), y = constantOf(c->otherwise);
     if (cond) t.values = {*cond ? valueOf(c->then) : valueOf(c->otherwise)};
+    // A run-time choice between two constants: a value known to lie between them.
+    else if (x && y) t.values = {sym().freshSymbol(exprText(c), std::min(*x, *y), sym().constant(std::max(*x, *y) + 1))};
     else t.values = {unknown()};
     return t;
   }

@@ -348,8 +348,15 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     return Type::error();
   }
   SymList extents, strides, origin;
-  for (const Expr* a : m->args) extents.push_back(intValue(a, "a view extent"));
-  for (const Expr* a : m->strides) strides.push_back(intValue(a, "a view stride"));
+  // `_` is the whole dimension as an extent, 1 as a stride and 0 as an origin.
+  auto valueOr = [&](const Expr* a, const SymExpr* wildcard, StringRef what) {
+    return llvm::isa<WildcardExpr>(a) ? wildcard : intValue(a, what);
+  };
+  for (const Expr* a : m->args) {
+    const SymExpr* whole = extents.size() < base.rank() ? base.shape[extents.size()] : unknown();
+    extents.push_back(valueOr(a, whole, "a view extent"));
+  }
+  for (const Expr* a : m->strides) strides.push_back(valueOr(a, sym().constant(1), "a view stride"));
   if (extents.size() != base.rank()) {
     report(m->range(), DiagKind::err_view_arg_count, ".view", base.rank(), extents.size());
     return Type::error();
@@ -367,7 +374,7 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     }
   }
   if (from) {
-    for (const Expr* a : from->args) origin.push_back(intValue(a, "a view origin"));
+    for (const Expr* a : from->args) origin.push_back(valueOr(a, sym().constant(0), "a view origin"));
     if (origin.size() != base.rank()) {
       report(from->range(), DiagKind::err_view_arg_count, ".from", base.rank(), origin.size());
       return Type::error();
