@@ -60,6 +60,8 @@ class Lowerer {
   void lowerSpannedDecl(const ast::SpannedDeclStmt* d);
   void lowerAssign(const ast::AssignStmt* a);
   void lowerForeach(const ast::ForeachStmt* f);
+  std::vector<Stmt*>* loopOverTuple(const sema::Symbol* tuple, const ast::ForeachStmt* f, bool unroll,
+                                    std::vector<Stmt*>* into);
   void lowerWith(const ast::WithStmt* w);
   void lowerIf(const ast::IfStmt* s);
   void lowerWhile(const ast::WhileStmt* s);
@@ -289,6 +291,8 @@ class Lowerer {
   llvm::DenseMap<const sema::Symbol*, std::string> names_;
   llvm::DenseMap<const sym::SymExpr*, const Expr*> symValues_;
   llvm::DenseMap<const sema::Symbol*, const Expr*> values_;
+  /// The loop variables of a bounded ituple that a `foreach` iterates.
+  llvm::DenseMap<const sema::Symbol*, std::vector<const Expr*>> tupleValues_;
   llvm::DenseMap<const sema::Symbol*, kir::Buffer*> buffers_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> fragments_;
   /// The role of every MMA operand fragment of `operandUsesOf_`, found once

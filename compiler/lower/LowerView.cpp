@@ -197,8 +197,14 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
         for (const sym::SymExpr* v : it->values) idx.push_back(lowerSym(v, i->loc()));
         continue;
       }
-      unsupported(i->range(), "a bounded ituple as an index", "index with its elements");
-      return nullptr;
+      const sema::Symbol* tuple = llvm::isa<NameExpr>(i) ? sema_.references.lookup(i) : nullptr;
+      auto loopVars = tuple ? tupleValues_.find(tuple) : tupleValues_.end();
+      if (loopVars == tupleValues_.end()) {
+        unsupported(i->range(), "a bounded ituple as an index outside a `foreach` over it", "index with its elements");
+        return nullptr;
+      }
+      idx.insert(idx.end(), loopVars->second.begin(), loopVars->second.end());
+      continue;
     }
     idx.push_back(lowerInt(i));
   }
