@@ -108,11 +108,11 @@ void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
       continue;
     }
     for (kir::Tile* t : {&dst, &src}) {
-      if (t->valid[i]) t->inside = t->inside ? m().logicalAnd(t->inside, inside(*t, i)) : inside(*t, i);
+      if (i < t->valid.size() && t->valid[i]) t->inside = t->inside ? m().logicalAnd(t->inside, inside(*t, i)) : inside(*t, i);
       t->extents.erase(t->extents.begin() + i);
-      t->runtimeExtents.erase(t->runtimeExtents.begin() + i);
+      if (i < t->runtimeExtents.size()) t->runtimeExtents.erase(t->runtimeExtents.begin() + i);
       t->strides.erase(t->strides.begin() + i);
-      t->valid.erase(t->valid.begin() + i);
+      if (i < t->valid.size()) t->valid.erase(t->valid.begin() + i);
     }
   }
 }
@@ -175,7 +175,8 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
     return;
   }
-  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && !(cpuTarget() && d->op == TokenKind::m_load)) {
+  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && d->op != TokenKind::m_pad &&
+      !(cpuTarget() && d->op == TokenKind::m_load)) {
     unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
     if (!d->future.empty())
       if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())
@@ -184,6 +185,10 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   }
   std::optional<kir::Tile> src = lowerTile(d->source, "the copy source");
   if (!src) return;
+  if (d->op == TokenKind::m_pad) {
+    lowerPad(d, *src);
+    return;
+  }
   if (d->op == TokenKind::m_transp) {
     // `dma.transp<p...>`: destination dimension i walks source dimension
     // p[i]; the source tile is read through permuted strides.
@@ -228,11 +233,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       return;
     }
   }
-  const sema::Symbol* future = nullptr;
-  if (!d->future.empty()) {
-    auto decls = sema_.declarations.find(d);
-    if (decls != sema_.declarations.end() && !decls->second.empty()) future = decls->second.front();
-  }
+  const sema::Symbol* future = futureOf(d);
   std::optional<kir::Tile> dst;
   if (d->dest) {
     dst = dstPeek;
@@ -253,22 +254,35 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   }
   if (dst->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(dst->buffer));
 
-  // Cooperation scope.
+  std::optional<kir::Scope> scope = copyScope(d, *dst, *src);
+  if (!scope) return;
+  bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
+  bool zfill = dst->buffer->space != kir::Space::Global;
+  emitCopy(*dst, *src, *scope, async, zfill, d->loc());
+  recordAsyncFuture(d, future, async);
+}
+
+const sema::Symbol* Lowerer::futureOf(const DmaStmt* d) {
+  if (d->future.empty()) return nullptr;
+  auto decls = sema_.declarations.find(d);
+  return decls != sema_.declarations.end() && !decls->second.empty() ? decls->second.front() : nullptr;
+}
+
+std::optional<kir::Scope> Lowerer::copyScope(const DmaStmt* d, const kir::Tile& dst, const kir::Tile& src) {
   ParallelLevel deepest = std::max(deepestLevelUsed(d->source), d->dest ? deepestLevelUsed(d->dest) : ParallelLevel::Block);
   kir::Scope scope = kir::Scope::Cta;
-  if (dst->buffer->space == kir::Space::Local || src->buffer->space == kir::Space::Local) scope = kir::Scope::Thread;
+  if (dst.buffer->space == kir::Space::Local || src.buffer->space == kir::Space::Local) scope = kir::Scope::Thread;
   else if (deepest == ParallelLevel::Thread) scope = kir::Scope::Thread;
   else if (deepest == ParallelLevel::Group) scope = kir::Scope::Warp;
   else if (deepest == ParallelLevel::Group4) scope = kir::Scope::Warpgroup;
   if (scope == kir::Scope::Warpgroup) {
     unsupported(d->range(), "a copy whose views depend on a warpgroup variable");
-    return;
+    return std::nullopt;
   }
+  return scope;
+}
 
-  bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
-  bool zfill = dst->buffer->space != kir::Space::Global;
-  emitCopy(*dst, *src, scope, async, zfill, d->loc());
-
+void Lowerer::recordAsyncFuture(const DmaStmt* d, const sema::Symbol* future, bool async) {
   if (d->isAsync && future) {
     if (!anyAsyncCopy_) {
       anyAsyncCopy_ = true;

@@ -117,6 +117,12 @@ class Lowerer {
   void waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc);
   void lowerSwap(const ast::SwapStmt* s);
   void squeezeCopyTiles(kir::Tile& dst, kir::Tile& src);
+  const sema::Symbol* futureOf(const ast::DmaStmt* d);
+  std::optional<kir::Scope> copyScope(const ast::DmaStmt* d, const kir::Tile& dst, const kir::Tile& src);
+  void recordAsyncFuture(const ast::DmaStmt* d, const sema::Symbol* future, bool async);
+  void lowerPad(const ast::DmaStmt* d, const kir::Tile& src);
+  void fillPadBorder(const kir::Tile& dst, llvm::ArrayRef<std::int64_t> interior, llvm::ArrayRef<std::int64_t> lo,
+                     kir::Scope scope, const Expr* value, llvm::SMLoc loc);
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);

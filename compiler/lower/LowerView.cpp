@@ -179,7 +179,7 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
 
 void Lowerer::limitToRuntimeExtents(kir::Tile& tile) {
   for (size_t i = 0; i < tile.rank(); ++i) {
-    if (tile.extents[i] <= 0 || !tile.runtimeExtents[i]) continue;
+    if (tile.extents[i] <= 0 || i >= tile.runtimeExtents.size() || !tile.runtimeExtents[i]) continue;
     const Expr* runtime = m().max(tile.runtimeExtents[i], m().intc(0));
     tile.valid[i] = tile.valid[i] ? m().min(tile.valid[i], runtime) : m().min(runtime, m().intc(tile.extents[i]));
   }

@@ -408,6 +408,28 @@ Type Checker::checkBinary(const BinaryExpr* b) {
   return t;
 }
 
+/// The value of `c ? a : b` when `c` is known only at run time: `min`/`max`
+/// when it compares its two branches (`a < b ? a : b`), else a value known
+/// to lie between the bounds of the branches (`x == 5 ? 2 : 3`), else unknown.
+const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c) {
+  const SymExpr* a = valueOf(c->then);
+  const SymExpr* b = valueOf(c->otherwise);
+  if (const auto* cmp = llvm::dyn_cast<BinaryExpr>(c->cond)) {
+    const SymExpr* l = valueOf(cmp->lhs);
+    const SymExpr* r = valueOf(cmp->rhs);
+    bool less = cmp->op == TokenKind::less || cmp->op == TokenKind::lessequal;
+    bool greater = cmp->op == TokenKind::greater || cmp->op == TokenKind::greaterequal;
+    if ((less || greater) && !sym::isUnknown(l) && !sym::isUnknown(r)) {
+      if (l == a && r == b) return less ? sym().min(a, b) : sym().max(a, b);
+      if (l == b && r == a) return less ? sym().max(a, b) : sym().min(a, b);
+    }
+  }
+  sym::Interval x = sym().bounds(a), y = sym().bounds(b);
+  if (x.lo && x.hi && y.lo && y.hi)
+    return sym().freshSymbol(exprText(c), std::min(*x.lo, *y.lo), sym().constant(std::max(*x.hi, *y.hi) + 1));
+  return unknown();
+}
+
 Type Checker::checkConditional(const ConditionalExpr* c) {
   check(c->cond);
   Type a = check(c->then);
@@ -416,11 +438,8 @@ Type Checker::checkConditional(const ConditionalExpr* c) {
   if (a.isIntegral() && b.isIntegral()) {
     Type t = Type::simple(TypeKind::Int);
     std::optional<std::int64_t> cond = constantOf(c->cond);
-    std::optional<std::int64_t> x = constantOf(c->then), y = constantOf(c->otherwise);
     if (cond) t.values = {*cond ? valueOf(c->then) : valueOf(c->otherwise)};
-    // A run-time choice between two constants: a value known to lie between them.
-    else if (x && y) t.values = {sym().freshSymbol(exprText(c), std::min(*x, *y), sym().constant(std::max(*x, *y) + 1))};
-    else t.values = {unknown()};
+    else t.values = {runtimeChoice(c)};
     return t;
   }
   return a;
