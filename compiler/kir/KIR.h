@@ -138,7 +138,9 @@ struct Tile {
   /// (slot included).
   const Expr* offset = nullptr;
   /// Constant extents of the window, one per dimension (-1: known only at
-  /// run time, then `runtimeExtents` holds it).
+  /// run time, then `runtimeExtents` holds it; a run-time extent with a
+  /// constant bound has the bound here, its value in `runtimeExtents`, and
+  /// `valid` limited to it).
   std::vector<std::int64_t> extents;
   std::vector<const Expr*> runtimeExtents;
   /// Distance in elements between neighbours along each dimension.

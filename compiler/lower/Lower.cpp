@@ -848,10 +848,7 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
             found = s;
       }
       if (found && found->type.kind == sema::TypeKind::Bounded) vars.push_back(found);
-      else if (found && found->type.kind == sema::TypeKind::BoundedTuple) {
-        unsupported(b.range, "`foreach` over a bounded ituple", "name its elements: `foreach {i, j} in [...]`");
-        return;
-      }
+      else if (found && found->type.kind == sema::TypeKind::BoundedTuple) into = loopOverTuple(found, f, unroll, into);
     }
     (void)decls;
     for (const sema::Symbol* v : vars) {
@@ -879,6 +876,27 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
   nested(*into, [&] { lowerBody(f->body); });
   // After the loop the variables read as before it (0 for `with`, spec 9.1).
   for (auto& [v, old] : saved) bindValue(v, old);
+}
+
+std::vector<Stmt*>* Lowerer::loopOverTuple(const sema::Symbol* tuple, const ForeachStmt* f, bool unroll,
+                                          std::vector<Stmt*>* into) {
+  // `foreach index in [a, b]`: one loop per element, outer to inner; the
+  // tuple indexes elements (`x.at(index)`) with the loop variables.
+  std::vector<const Expr*> elements;
+  for (size_t d = 0; d < tuple->type.shape.size(); ++d) {
+    std::string name = fresh(tuple->name + std::to_string(d));
+    const Expr* extent = lowerSym(tuple->type.shape[d], f->loc());
+    Stmt* loop = m().stmt(StmtKind::For, f->loc());
+    loop->var = name;
+    loop->lo = m().intc(0);
+    loop->hi = extent;
+    loop->unroll = unroll || (extent->isConst() && extent->intValue <= 8);
+    elements.push_back(m().var(name));
+    into->push_back(loop);
+    into = &loop->body;
+  }
+  tupleValues_[tuple] = std::move(elements);
+  return into;
 }
 
 void Lowerer::lowerWith(const WithStmt* w) {

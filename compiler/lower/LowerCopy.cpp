@@ -96,8 +96,36 @@ void Lowerer::declareCounter(const std::string& name, llvm::SMLoc loc) {
   out_ = saved;
 }
 
-void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
+/// Drops the dimensions of extent 1 on both sides of a copy of more than two
+/// dimensions (`[1, 3, 64]` windows of 3-D tensors): the copy routines move
+/// 2-D tiles. A dropped dimension that may lie outside its buffer makes the
+/// whole tile conditional (`inside`).
+void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
+  auto inside = [&](const kir::Tile& t, size_t i) { return m().lt(m().intc(0), t.valid[i]); };
+  for (size_t i = 0; dst.rank() > 2 && i < dst.rank() && dst.rank() == src.rank();) {
+    if (dst.extents[i] != 1 || src.extents[i] != 1) {
+      ++i;
+      continue;
+    }
+    for (kir::Tile* t : {&dst, &src}) {
+      if (i < t->valid.size() && t->valid[i]) t->inside = t->inside ? m().logicalAnd(t->inside, inside(*t, i)) : inside(*t, i);
+      t->extents.erase(t->extents.begin() + i);
+      if (i < t->runtimeExtents.size()) t->runtimeExtents.erase(t->runtimeExtents.begin() + i);
+      t->strides.erase(t->strides.begin() + i);
+      if (i < t->valid.size()) t->valid.erase(t->valid.begin() + i);
+    }
+  }
+}
+
+void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::Scope scope, bool async, bool zfill,
                        llvm::SMLoc loc) {
+  kir::Tile dst = dstTile, src = srcTile;
+  squeezeCopyTiles(dst, src);
+  if (dst.rank() > 2 || src.rank() > 2) {
+    unsupported({loc, loc}, "a copy of a tile with more than two dimensions larger than 1",
+                "copy it in slices (`foreach`) of at most two dimensions");
+    return;
+  }
   std::int64_t threads = scope == kir::Scope::Cta         ? kernel_->threads
                          : scope == kir::Scope::Warpgroup ? 128
                          : scope == kir::Scope::Warp      ? 32
@@ -147,7 +175,8 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
     return;
   }
-  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && !(cpuTarget() && d->op == TokenKind::m_load)) {
+  if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && d->op != TokenKind::m_pad &&
+      !(cpuTarget() && d->op == TokenKind::m_load)) {
     unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
     if (!d->future.empty())
       if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())
@@ -156,6 +185,10 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   }
   std::optional<kir::Tile> src = lowerTile(d->source, "the copy source");
   if (!src) return;
+  if (d->op == TokenKind::m_pad) {
+    lowerPad(d, *src);
+    return;
+  }
   if (d->op == TokenKind::m_transp) {
     // `dma.transp<p...>`: destination dimension i walks source dimension
     // p[i]; the source tile is read through permuted strides.
@@ -200,11 +233,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       return;
     }
   }
-  const sema::Symbol* future = nullptr;
-  if (!d->future.empty()) {
-    auto decls = sema_.declarations.find(d);
-    if (decls != sema_.declarations.end() && !decls->second.empty()) future = decls->second.front();
-  }
+  const sema::Symbol* future = futureOf(d);
   std::optional<kir::Tile> dst;
   if (d->dest) {
     dst = dstPeek;
@@ -225,22 +254,35 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   }
   if (dst->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(dst->buffer));
 
-  // Cooperation scope.
+  std::optional<kir::Scope> scope = copyScope(d, *dst, *src);
+  if (!scope) return;
+  bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
+  bool zfill = dst->buffer->space != kir::Space::Global;
+  emitCopy(*dst, *src, *scope, async, zfill, d->loc());
+  recordAsyncFuture(d, future, async);
+}
+
+const sema::Symbol* Lowerer::futureOf(const DmaStmt* d) {
+  if (d->future.empty()) return nullptr;
+  auto decls = sema_.declarations.find(d);
+  return decls != sema_.declarations.end() && !decls->second.empty() ? decls->second.front() : nullptr;
+}
+
+std::optional<kir::Scope> Lowerer::copyScope(const DmaStmt* d, const kir::Tile& dst, const kir::Tile& src) {
   ParallelLevel deepest = std::max(deepestLevelUsed(d->source), d->dest ? deepestLevelUsed(d->dest) : ParallelLevel::Block);
   kir::Scope scope = kir::Scope::Cta;
-  if (dst->buffer->space == kir::Space::Local || src->buffer->space == kir::Space::Local) scope = kir::Scope::Thread;
+  if (dst.buffer->space == kir::Space::Local || src.buffer->space == kir::Space::Local) scope = kir::Scope::Thread;
   else if (deepest == ParallelLevel::Thread) scope = kir::Scope::Thread;
   else if (deepest == ParallelLevel::Group) scope = kir::Scope::Warp;
   else if (deepest == ParallelLevel::Group4) scope = kir::Scope::Warpgroup;
   if (scope == kir::Scope::Warpgroup) {
     unsupported(d->range(), "a copy whose views depend on a warpgroup variable");
-    return;
+    return std::nullopt;
   }
+  return scope;
+}
 
-  bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
-  bool zfill = dst->buffer->space != kir::Space::Global;
-  emitCopy(*dst, *src, scope, async, zfill, d->loc());
-
+void Lowerer::recordAsyncFuture(const DmaStmt* d, const sema::Symbol* future, bool async) {
   if (d->isAsync && future) {
     if (!anyAsyncCopy_) {
       anyAsyncCopy_ = true;

@@ -201,7 +201,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
     case NodeKind::FloatLiteralExpr: {
       const auto* f = llvm::cast<FloatLiteralExpr>(e);
       std::string text;
-      double v = f->value.value * (f->negative ? -1 : 1);
+      double v = f->value.value;  // already negative for `-1.0f` (the parser folds the sign in)
       if (std::isinf(v)) text = v > 0 ? "croq::infinity()" : "(-croq::infinity())";
       else {
         char buf[64];

@@ -61,6 +61,8 @@ class Lowerer {
   void lowerSpannedDecl(const ast::SpannedDeclStmt* d);
   void lowerAssign(const ast::AssignStmt* a);
   void lowerForeach(const ast::ForeachStmt* f);
+  std::vector<Stmt*>* loopOverTuple(const sema::Symbol* tuple, const ast::ForeachStmt* f, bool unroll,
+                                    std::vector<Stmt*>* into);
   void lowerWith(const ast::WithStmt* w);
   void lowerIf(const ast::IfStmt* s);
   void lowerWhile(const ast::WhileStmt* s);
@@ -101,6 +103,9 @@ class Lowerer {
   // ---- Views (LowerView.cpp) ----
   /// The tile a view expression denotes; nullopt after a diagnostic.
   std::optional<kir::Tile> lowerTile(const ast::Expr* e, llvm::StringRef what);
+  /// Limits the valid part of each dimension whose box is a bound of a
+  /// run-time extent to that extent.
+  void limitToRuntimeExtents(kir::Tile& tile);
   const sema::Symbol* rootSymbol(const ast::Expr* e, const ast::SubscriptExpr** subscript) const;
   const kir::Buffer* bufferFor(const sema::Symbol* s) const;
 
@@ -112,6 +117,13 @@ class Lowerer {
   /// when WGMMA reads shared memory).
   void waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc);
   void lowerSwap(const ast::SwapStmt* s);
+  void squeezeCopyTiles(kir::Tile& dst, kir::Tile& src);
+  const sema::Symbol* futureOf(const ast::DmaStmt* d);
+  std::optional<kir::Scope> copyScope(const ast::DmaStmt* d, const kir::Tile& dst, const kir::Tile& src);
+  void recordAsyncFuture(const ast::DmaStmt* d, const sema::Symbol* future, bool async);
+  void lowerPad(const ast::DmaStmt* d, const kir::Tile& src);
+  void fillPadBorder(const kir::Tile& dst, llvm::ArrayRef<std::int64_t> interior, llvm::ArrayRef<std::int64_t> lo,
+                     kir::Scope scope, const Expr* value, llvm::SMLoc loc);
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);
@@ -292,6 +304,8 @@ class Lowerer {
   llvm::DenseMap<const sema::Symbol*, std::string> names_;
   llvm::DenseMap<const sym::SymExpr*, const Expr*> symValues_;
   llvm::DenseMap<const sema::Symbol*, const Expr*> values_;
+  /// The loop variables of a bounded ituple that a `foreach` iterates.
+  llvm::DenseMap<const sema::Symbol*, std::vector<const Expr*>> tupleValues_;
   llvm::DenseMap<const sema::Symbol*, kir::Buffer*> buffers_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> fragments_;
   /// The role of every MMA operand fragment of `operandUsesOf_`, found once

@@ -74,6 +74,15 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   for (size_t i = 0; i < t->shape.size(); ++i) {
     std::optional<std::int64_t> c = sym::constantValue(t->shape[i]);
     if (!c) {
+      // Known at run time only, with a constant upper bound (`view(1, X, _)`
+      // of `X = c ? 2 : 3`): the bound is the box, the value how much of it
+      // is valid.
+      sym::Interval range = symbols().bounds(t->shape[i]);
+      if (range.hi && *range.hi > 0) {
+        tile.extents.push_back(*range.hi);
+        tile.runtimeExtents.push_back(lowerSym(t->shape[i], e->loc()));
+        continue;
+      }
       // Known at run time only (`chunkat` of a symbolic dimension): a copy
       // takes its box from the other side and this as a bound.
       tile.extents.push_back(-1);
@@ -105,11 +114,13 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     }
     tile.strides = buf->strides;
     tile.valid.assign(tile.rank(), nullptr);
+    limitToRuntimeExtents(tile);
     return tile;
   }
   if (!view || !view->base) {
     tile.strides = buf->strides;
     tile.valid.assign(tile.rank(), nullptr);
+    limitToRuntimeExtents(tile);
     return tile;
   }
   if (view->reshaped) {
@@ -121,6 +132,7 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
       stride = m().mul(stride, m().intc(std::max<std::int64_t>(1, tile.extents[d])));
     }
     tile.valid.assign(tile.rank(), nullptr);
+    limitToRuntimeExtents(tile);
     return tile;
   }
   size_t baseRank = buf->shape.size();
@@ -161,7 +173,16 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     if (shape && symbols().proveLT(view->origin[d], shape) != sym::Truth::True)
       tile.inside = m().logicalAnd(tile.inside, m().lt(lowerSym(view->origin[d], loc), lowerSym(shape, loc)));
   }
+  limitToRuntimeExtents(tile);
   return tile;
+}
+
+void Lowerer::limitToRuntimeExtents(kir::Tile& tile) {
+  for (size_t i = 0; i < tile.rank(); ++i) {
+    if (tile.extents[i] <= 0 || i >= tile.runtimeExtents.size() || !tile.runtimeExtents[i]) continue;
+    const Expr* runtime = m().max(tile.runtimeExtents[i], m().intc(0));
+    tile.valid[i] = tile.valid[i] ? m().min(tile.valid[i], runtime) : m().min(runtime, m().intc(tile.extents[i]));
+  }
 }
 
 const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Expr*> indices,
@@ -176,8 +197,14 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
         for (const sym::SymExpr* v : it->values) idx.push_back(lowerSym(v, i->loc()));
         continue;
       }
-      unsupported(i->range(), "a bounded ituple as an index", "index with its elements");
-      return nullptr;
+      const sema::Symbol* tuple = llvm::isa<NameExpr>(i) ? sema_.references.lookup(i) : nullptr;
+      auto loopVars = tuple ? tupleValues_.find(tuple) : tupleValues_.end();
+      if (loopVars == tupleValues_.end()) {
+        unsupported(i->range(), "a bounded ituple as an index outside a `foreach` over it", "index with its elements");
+        return nullptr;
+      }
+      idx.insert(idx.end(), loopVars->second.begin(), loopVars->second.end());
+      continue;
     }
     idx.push_back(lowerInt(i));
   }

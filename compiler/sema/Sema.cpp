@@ -486,7 +486,14 @@ void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
              name->name, m->name);
   }
   Symbol* s = declare(name->name, name->loc(), Symbol::Kind::Variable, value, false);
-  if (value.kind == TypeKind::Int || value.kind == TypeKind::Bounded) s->value = valueOf(a->value);
+  if (value.kind == TypeKind::Int || value.kind == TypeKind::Bounded) {
+    s->value = valueOf(a->value);
+    // A value chosen at run time (`X = c ? 2 : 3`) is known by the variable's
+    // name from here on, with the bounds sema found for it.
+    const auto* runtime = llvm::dyn_cast_or_null<sym::SymbolExpr>(s->value);
+    if (runtime && runtime->freshId() != 0 && runtime->lowerBound())
+      s->value = sym().boundedSymbol(s->qualifiedName, *runtime->lowerBound(), runtime->upperBound());
+  }
   result_.references[name] = s;
   result_.exprTypes[name] = value;
   result_.declarations[a].push_back(s);

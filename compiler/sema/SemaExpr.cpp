@@ -445,6 +445,28 @@ Type Checker::checkBinary(const BinaryExpr* b) {
   return t;
 }
 
+/// The value of `c ? a : b` when `c` is known only at run time: `min`/`max`
+/// when it compares its two branches (`a < b ? a : b`), else a value known
+/// to lie between the bounds of the branches (`x == 5 ? 2 : 3`), else unknown.
+const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c) {
+  const SymExpr* a = valueOf(c->then);
+  const SymExpr* b = valueOf(c->otherwise);
+  if (const auto* cmp = llvm::dyn_cast<BinaryExpr>(c->cond)) {
+    const SymExpr* l = valueOf(cmp->lhs);
+    const SymExpr* r = valueOf(cmp->rhs);
+    bool less = cmp->op == TokenKind::less || cmp->op == TokenKind::lessequal;
+    bool greater = cmp->op == TokenKind::greater || cmp->op == TokenKind::greaterequal;
+    if ((less || greater) && !sym::isUnknown(l) && !sym::isUnknown(r)) {
+      if (l == a && r == b) return less ? sym().min(a, b) : sym().max(a, b);
+      if (l == b && r == a) return less ? sym().max(a, b) : sym().min(a, b);
+    }
+  }
+  sym::Interval x = sym().bounds(a), y = sym().bounds(b);
+  if (x.lo && x.hi && y.lo && y.hi)
+    return sym().freshSymbol(exprText(c), std::min(*x.lo, *y.lo), sym().constant(std::max(*x.hi, *y.hi) + 1));
+  return unknown();
+}
+
 Type Checker::checkConditional(const ConditionalExpr* c) {
   check(c->cond);
   Type a = check(c->then);
@@ -454,7 +476,7 @@ Type Checker::checkConditional(const ConditionalExpr* c) {
     Type t = Type::simple(TypeKind::Int);
     std::optional<std::int64_t> cond = constantOf(c->cond);
     if (cond) t.values = {*cond ? valueOf(c->then) : valueOf(c->otherwise)};
-    else t.values = {unknown()};
+    else t.values = {runtimeChoice(c)};
     return t;
   }
   return a;
@@ -552,10 +574,13 @@ Type Checker::checkElementOf(const ElementOfExpr* e) {
     }
     return Type::simple(TypeKind::Opaque);
   }
+  std::optional<std::int64_t> firstIndex =
+      e->args.size() == 1 && !llvm::isa<RangeExpr>(e->args[0]) ? constantOf(e->args[0]) : std::nullopt;
   if (base.kind == TypeKind::Bounded && base.rankOneTuple && e->args.size() == 1 &&
-      !llvm::isa<RangeExpr>(e->args[0])) {
-    // `y(0)` of `with y in [512]`: the only element of a rank-1 bounded ituple.
-    std::optional<std::int64_t> index = constantOf(e->args[0]);
+      !llvm::isa<RangeExpr>(e->args[0]) && !(firstIndex && *firstIndex < 0)) {
+    // `y(0)` of `with y in [512]`: the only element of a rank-1 bounded ituple
+    // (`y(-1)` is the range probe below, as for a bounded int).
+    std::optional<std::int64_t> index = firstIndex;
     if (!index) {
       report(e->args[0]->range(), DiagKind::err_element_of_non_constant, exprText(e->base), exprText(e->args[0]));
       return Type::error();

@@ -112,6 +112,8 @@ class Checker {
   Type checkMethod(const ast::MethodExpr* m);
   Type checkElementAccess(const ast::MethodExpr* m, const Type& base);
   Type checkTiling(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* at);
+  const SymExpr* offsetBound(const ast::Expr* e);
+  const SymExpr* runtimeChoice(const ast::ConditionalExpr* c);
   Type checkSubspan(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* step,
                     const ast::MethodExpr* at);
   Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);

@@ -160,6 +160,31 @@ Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
   return t;
 }
 
+/// The bound of a bounded scalar shifted by integers (`k - 1`, `1 + k`,
+/// `k - 1 + d`) or probed relative to its bound (`k(-1)`), or null: in a `chunkat` such a position tiles by the
+/// variable's bound and picks the tile of the shifted value (the previous
+/// tile of a software pipeline).
+const SymExpr* Checker::offsetBound(const Expr* e) {
+  if (const auto* probe = llvm::dyn_cast<ElementOfExpr>(e)) {
+    // `k(-1)`: the last value of `k`.
+    Type base = check(probe->base);
+    bool scalarProbe = probe->args.size() == 1 && !llvm::isa<RangeExpr>(probe->args[0]);
+    return base.kind == TypeKind::Bounded && scalarProbe && check(e).kind == TypeKind::Int && !base.shape.empty()
+               ? base.shape[0]
+               : nullptr;
+  }
+  const auto* b = llvm::dyn_cast<BinaryExpr>(e);
+  if (!b) {
+    Type t = check(e);
+    return t.kind == TypeKind::Bounded && !t.shape.empty() ? t.shape[0] : nullptr;
+  }
+  if (b->op != TokenKind::plus && b->op != TokenKind::minus) return nullptr;
+  auto isOffset = [&](const Expr* x) { return check(x).kind == TypeKind::Int && !offsetBound(x); };
+  if (const SymExpr* bound = offsetBound(b->lhs)) return isOffset(b->rhs) ? bound : nullptr;
+  if (b->op == TokenKind::plus && isOffset(b->lhs)) return offsetBound(b->rhs);
+  return nullptr;
+}
+
 /// `x.chunkat(v0, v1, ...)` and `x.chunk(f0, f1, ...).at(i0, i1, ...)`: an
 /// equal partition; the extent is the floor of dim / factor.
 Type Checker::checkTiling(const MethodExpr* m, const Type& base, const MethodExpr* at) {
@@ -185,6 +210,11 @@ Type Checker::checkTiling(const MethodExpr* m, const Type& base, const MethodExp
     if (t.kind == TypeKind::BoundedTuple) {
       factors.append(t.shape.begin(), t.shape.end());
       indices.append(t.shape.size(), unknown());
+      return true;
+    }
+    if (const SymExpr* bound = t.kind == TypeKind::Int ? offsetBound(a) : nullptr) {
+      factors.push_back(bound);
+      indices.push_back(t.values.empty() ? unknown() : t.values[0]);
       return true;
     }
     report(a->range(), DiagKind::err_bounded_tiling_factor, exprText(a), describe(t));
@@ -318,8 +348,15 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     return Type::error();
   }
   SymList extents, strides, origin;
-  for (const Expr* a : m->args) extents.push_back(intValue(a, "a view extent"));
-  for (const Expr* a : m->strides) strides.push_back(intValue(a, "a view stride"));
+  // `_` is the whole dimension as an extent, 1 as a stride and 0 as an origin.
+  auto valueOr = [&](const Expr* a, const SymExpr* wildcard, StringRef what) {
+    return llvm::isa<WildcardExpr>(a) ? wildcard : intValue(a, what);
+  };
+  for (const Expr* a : m->args) {
+    const SymExpr* whole = extents.size() < base.rank() ? base.shape[extents.size()] : unknown();
+    extents.push_back(valueOr(a, whole, "a view extent"));
+  }
+  for (const Expr* a : m->strides) strides.push_back(valueOr(a, sym().constant(1), "a view stride"));
   if (extents.size() != base.rank()) {
     report(m->range(), DiagKind::err_view_arg_count, ".view", base.rank(), extents.size());
     return Type::error();
@@ -337,7 +374,7 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     }
   }
   if (from) {
-    for (const Expr* a : from->args) origin.push_back(intValue(a, "a view origin"));
+    for (const Expr* a : from->args) origin.push_back(valueOr(a, sym().constant(0), "a view origin"));
     if (origin.size() != base.rank()) {
       report(from->range(), DiagKind::err_view_arg_count, ".from", base.rank(), origin.size());
       return Type::error();

@@ -91,7 +91,9 @@ CROQ_DEVICE void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* 
     detail::copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
     return;
   }
-  constexpr int VPR = C / V;  // vectors per row
+  // Vectors per row; the vector path runs only when C % V == 0, but it is
+  // instantiated for every C (narrower rows must not divide by zero).
+  constexpr int VPR = C / V > 0 ? C / V : 1;
   if (sv0 >= R && sv1 >= C && dv0 >= R && dv1 >= C) {
     // The whole tile is valid: 16-byte vectors, unrolled, no per-vector checks.
 #pragma unroll
@@ -134,7 +136,7 @@ CROQ_DEVICE void cp_async_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const
     detail::copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
     return;
   }
-  constexpr int VPR = C / V;
+  constexpr int VPR = C / V > 0 ? C / V : 1;  // as in copy_tile
   if (sv0 >= R && sv1 >= C && dv0 >= R && dv1 >= C) {
     // The whole tile is valid: unrolled 16-byte copies, no per-vector checks.
 #pragma unroll
