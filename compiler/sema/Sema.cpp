@@ -482,6 +482,12 @@ void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
   }
   Symbol* s = declare(name->name, name->loc(), Symbol::Kind::Variable, value, false);
   if (value.kind == TypeKind::Int || value.kind == TypeKind::Bounded) s->value = valueOf(a->value);
+  // An integer sema cannot follow (an element read from memory, say) is a
+  // symbol of its own, which lowering binds to the variable.
+  bool integerElement = value.kind == TypeKind::Element && isIntegerElem(value.elem);
+  if ((value.kind == TypeKind::Int && sym::isUnknown(s->value)) || integerElement)
+    s->value = sym().freshSymbol(name->name, std::nullopt);
+  if (value.kind == TypeKind::Int) s->type.values = {s->value};
   result_.references[name] = s;
   result_.exprTypes[name] = value;
   result_.declarations[a].push_back(s);
@@ -562,7 +568,10 @@ void Checker::checkScalarDecl(const ScalarDeclStmt* d) {
     }
     Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, isMutable);
     if (t.kind == TypeKind::Int) {
+      // A value sema cannot follow (read from memory, say) is a symbol of
+      // its own, which lowering binds to the variable.
       s->value = (!isMutable && decl.init) ? valueOf(decl.init) : sym().freshSymbol(decl.name, std::nullopt);
+      if (sym::isUnknown(s->value)) s->value = sym().freshSymbol(decl.name, std::nullopt);
       s->type.values = {s->value};
     }
     result_.declarations[d].push_back(s);
