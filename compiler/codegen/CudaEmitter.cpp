@@ -1,6 +1,7 @@
 #include "codegen/CudaEmitter.h"
 
 #include <llvm/ADT/DenseSet.h>
+#include <llvm/ADT/StringSet.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
@@ -390,6 +391,12 @@ class Emitter {
         return;
       }
       case StmtKind::Raw: line(s->text); return;
+      case StmtKind::Print: {
+        std::string call = "printf(" + s->text;
+        for (const Expr* a : s->args) call += ", " + printExpr(a);
+        line(call + ");");
+        return;
+      }
       case StmtKind::Return: line("return;"); return;
       case StmtKind::Break: line("break;"); return;
       case StmtKind::Continue: line("continue;"); return;
@@ -404,14 +411,48 @@ class Emitter {
     return n.empty() ? "1" : n;
   }
 
+  void launch(const HostStmt& h) {
+    const Kernel& k = *h.kernel;
+    std::string args;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const KernelParam& p = k.params[i];
+      bool dev = deviceBuffers_.count(p.argument) != 0;
+      args += (i ? ", " : "") + p.argument + (dev ? ".get()" : "");
+    }
+    std::string grid;
+    for (size_t i = 0; i < k.grid.size(); ++i) grid += (i ? ", " : "") + printExpr(k.grid[i]);
+    if (k.sharedBytes > 48 * 1024) {
+      // More than the default 48 KB, and as much of the unified L1 /
+      // shared memory as shared memory, so that blocks can share an SM.
+      line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                         "{1}));",
+                         k.name, k.sharedBytes)
+               .str());
+      line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, "
+                         "cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));",
+                         k.name)
+               .str());
+    }
+    if (options_.cpuTarget)
+      line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, k.threads,
+                         k.sharedBytes, args.empty() ? "" : ", ", args)
+               .str());
+    else
+      line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}, {4}>>>({5});", k.name, grid, k.threads, k.sharedBytes,
+                         h.stream, args)
+               .str());
+    line("CROQ_CUDA_CHECK(cudaGetLastError());");
+  }
+
   void function(const Function& f) {
     for (const auto& k : f.kernels) kernel(*k);
     std::string params;
-    for (size_t i = 0; i < f.params.size(); ++i) params += (i ? ", " : "") + f.params[i];
+    for (const std::string& p : f.params) params += p + ", ";
+    params += "[[maybe_unused]] cudaStream_t " + f.stream + " = nullptr";
     if (unsigned l = lineOf(f.loc)) line(llvm::formatv("// host wrapper of `{0}` ({1}:{2})", f.name, options_.sourceName, l).str());
     line(f.returnType + " " + f.name + "(" + params + ") {");
     ++indent_;
-    llvm::DenseSet<const Buffer*> deviceBuffers;
+    deviceBuffers_.clear();
     for (const HostStmt& h : f.wrapper) {
       switch (h.kind) {
         case HostStmt::Kind::CheckShape:
@@ -419,48 +460,16 @@ class Emitter {
           break;
         case HostStmt::Kind::Let: line(h.text + ";"); break;
         case HostStmt::Kind::AllocDevice: {
-          deviceBuffers.insert(h.buffer);
+          deviceBuffers_.insert(h.buffer->name);
           std::string n = elementCount(*h.buffer);
-          line(llvm::formatv("croq::device_buffer<{0}> {1}({2});", cxxElementType(h.buffer->elem), h.buffer->name, n)
+          line(llvm::formatv("croq::device_buffer<{0}> {1}({2}, {3});", cxxElementType(h.buffer->elem), h.buffer->name,
+                             n, h.stream)
                    .str());
           if (!h.from.empty())
             line(llvm::formatv("{0}.copy_from_host({1}.data(), {2});", h.buffer->name, h.from, n).str());
           break;
         }
-        case HostStmt::Kind::Launch: {
-          const Kernel& k = *h.kernel;
-          std::string args;
-          for (size_t i = 0; i < k.params.size(); ++i) {
-            const KernelParam& p = k.params[i];
-            bool dev = false;
-            for (const Buffer* b : deviceBuffers) dev = dev || b->name == p.argument;
-            args += (i ? ", " : "") + p.argument + (dev ? ".get()" : "");
-          }
-          std::string grid;
-          for (size_t i = 0; i < k.grid.size(); ++i) grid += (i ? ", " : "") + printExpr(k.grid[i]);
-          if (k.sharedBytes > 48 * 1024) {
-            // More than the default 48 KB, and as much of the unified L1 /
-            // shared memory as shared memory, so that blocks can share an SM.
-            line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
-                               "{1}));",
-                               k.name, k.sharedBytes)
-                     .str());
-            line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, "
-                               "cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));",
-                               k.name)
-                     .str());
-          }
-          if (options_.cpuTarget)
-            line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid,
-                               k.threads, k.sharedBytes, args.empty() ? "" : ", ", args)
-                     .str());
-          else
-            line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}>>>({4});", k.name, grid, k.threads, k.sharedBytes, args)
-                     .str());
-          line("CROQ_CUDA_CHECK(cudaGetLastError());");
-          if (!h.async) line("CROQ_CUDA_CHECK(cudaDeviceSynchronize());");
-          break;
-        }
+        case HostStmt::Kind::Launch: launch(h); break;
         case HostStmt::Kind::CopyOut:
           line(llvm::formatv("{0}.copy_to_host({1}.data(), {2});", h.buffer->name, h.from, elementCount(*h.buffer))
                    .str());
@@ -470,18 +479,24 @@ class Emitter {
           for (size_t i = 0; i < h.buffer->shape.size(); ++i) dims += (i ? ", " : "") + printExpr(h.buffer->shape[i]);
           line(llvm::formatv("auto result_ = croq::make_spandata<{0}>({1});", cxxElementType(h.buffer->elem), dims)
                    .str());
-          bool dev = deviceBuffers.count(h.buffer);
-          if (dev) {
+          if (deviceBuffers_.count(h.buffer->name)) {
             line(llvm::formatv("{0}.copy_to_host(result_.data(), {1});", h.buffer->name, elementCount(*h.buffer)).str());
           } else {
-            line(llvm::formatv("CROQ_CUDA_CHECK(cudaMemcpy(result_.data(), {0}, result_.bytes(), cudaMemcpyDeviceToHost));",
-                               h.buffer->name)
+            line(llvm::formatv("CROQ_CUDA_CHECK(cudaMemcpyAsync(result_.data(), {0}, result_.bytes(), "
+                               "cudaMemcpyDeviceToHost, {1}));",
+                               h.buffer->name, h.stream)
                      .str());
+            line(llvm::formatv("CROQ_CUDA_CHECK(cudaStreamSynchronize({0}));", h.stream).str());
           }
           line("return result_;");
           break;
         }
         case HostStmt::Kind::Raw: line(h.text); break;
+        case HostStmt::Kind::Code:
+          for (const Stmt* s : h.code) stmt(s);
+          break;
+        case HostStmt::Kind::StreamWait: line("croq::stream_wait(" + h.text + ", " + h.from + ");"); break;
+        case HostStmt::Kind::StreamSync: line("CROQ_CUDA_CHECK(cudaStreamSynchronize(" + h.text + "));"); break;
       }
     }
     --indent_;
@@ -494,6 +509,8 @@ class Emitter {
   std::string out_;
   unsigned lines_ = 0;
   unsigned indent_ = 0;
+  /// The wrapper's device buffers (`croq::device_buffer`s), by name.
+  llvm::StringSet<> deviceBuffers_;
 };
 
 }  // namespace

@@ -419,8 +419,13 @@ class KirPrinter {
   void function(const Function& f) {
     os_ << "function " << f.name << " " << where(f.loc) << " -> " << f.returnType << "\n";
     for (const auto& k : f.kernels) kernel(*k);
-    os_ << "  wrapper {\n";
+    os_ << "  wrapper (stream " << f.stream << ") {\n";
     for (const HostStmt& h : f.wrapper) {
+      if (h.kind == HostStmt::Kind::Code) {
+        depth_ = 2;
+        for (const Stmt* s : h.code) stmt(s);
+        continue;
+      }
       os_ << "    ";
       switch (h.kind) {
         case HostStmt::Kind::CheckShape: os_ << "check " << h.text << "  \"" << h.message << "\""; break;
@@ -428,11 +433,17 @@ class KirPrinter {
         case HostStmt::Kind::AllocDevice:
           os_ << "alloc " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global";
           if (!h.from.empty()) os_ << " <- copy-in " << h.from;
+          os_ << " on " << h.stream;
           break;
-        case HostStmt::Kind::Launch: os_ << "launch " << h.kernel->name; break;
-        case HostStmt::Kind::CopyOut: os_ << "copy-out " << h.buffer->name << " -> " << h.from; break;
-        case HostStmt::Kind::Return: os_ << "return " << h.buffer->name; break;
+        case HostStmt::Kind::Launch:
+          os_ << "launch " << h.kernel->name << " on " << h.stream << (h.async ? " async" : "");
+          break;
+        case HostStmt::Kind::CopyOut: os_ << "copy-out " << h.buffer->name << " -> " << h.from << " on " << h.stream; break;
+        case HostStmt::Kind::Return: os_ << "return " << h.buffer->name << " on " << h.stream; break;
         case HostStmt::Kind::Raw: os_ << "host " << h.text; break;
+        case HostStmt::Kind::Code: break;
+        case HostStmt::Kind::StreamWait: os_ << "stream-wait " << h.text << " for " << h.from; break;
+        case HostStmt::Kind::StreamSync: os_ << "stream-sync " << h.text; break;
       }
       os_ << "\n";
     }
@@ -592,6 +603,11 @@ class KirPrinter {
             << printExpr(s->j) << "]\n";
         return;
       case StmtKind::Raw: os_ << "raw " << s->text << "\n"; return;
+      case StmtKind::Print:
+        os_ << "print " << s->text;
+        for (const Expr* a : s->args) os_ << ", " << printExpr(a);
+        os_ << "\n";
+        return;
       case StmtKind::Return: os_ << "return\n"; return;
       case StmtKind::Break: os_ << "break\n"; return;
       case StmtKind::Continue: os_ << "continue\n"; return;

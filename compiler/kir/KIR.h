@@ -227,6 +227,7 @@ enum class StmtKind : std::uint8_t {
   EventWait,      // wait for the phase of event `buffer`[index]: parity bit `index` of the thread's
                   // phase mask `var`, flipped after the wait, or the explicit parity `value`
   Raw,            // text copied through (__cpp__, asm, call)
+  Print,          // printf(text, args...): `text` is the format as a C string literal
   Return,         // yield
   Break,
   Continue,
@@ -284,6 +285,8 @@ struct Stmt {
   bool pairB = false;
 
   std::string text;
+  /// Print: the values the format consumes, in order.
+  std::vector<const Expr*> args;
 };
 
 // ---------------------------------------------------------------------------
@@ -308,6 +311,9 @@ struct Kernel {
   std::vector<const Buffer*> sharedBuffers;
   std::int64_t sharedBytes = 0;
   bool cooperative = false;
+  /// The kernel prints (`print`/`println`): the wrapper waits for it so that
+  /// its output appears where the program called the function.
+  bool prints = false;
   std::vector<Stmt*> body;
 };
 
@@ -321,6 +327,9 @@ struct HostStmt {
     CopyOut,     // buffer -> host view `from`
     Return,      // buffer (device) -> a new host spanned_data
     Raw,         // text
+    Code,        // code: scalar statements (integers, conditions, loops, print) run on the host
+    StreamWait,  // stream `text` waits for the work enqueued so far on stream `from`
+    StreamSync,  // the host waits for stream `text`
   };
   Kind kind = Kind::Raw;
   std::string text;
@@ -328,8 +337,12 @@ struct HostStmt {
   const Buffer* buffer = nullptr;
   std::string from;
   const Kernel* kernel = nullptr;
-  /// Launch: `parallel.async` (the wrapper does not wait for the kernel).
+  /// Launch: `parallel.async`.
   bool async = false;
+  /// Launch: the stream it is enqueued on; AllocDevice, CopyOut, Return: the
+  /// stream the allocation and copies are ordered on (a C++ expression).
+  std::string stream;
+  std::vector<Stmt*> code;
   llvm::SMLoc loc;
 };
 
@@ -339,6 +352,11 @@ struct Function {
   /// The wrapper's C++ signature pieces.
   std::string returnType;  // `void` or `croq::spanned_data<croq::s32, 2>`
   std::vector<std::string> params;
+  /// The wrapper's own stream, its last parameter (defaulting to the legacy
+  /// default stream): `parallel`s without `<s>`, device allocations and the
+  /// copies of host data are enqueued on it. An entry point that has a
+  /// `cudaStream_t` passes it here.
+  std::string stream = "croq_stream_";
   std::vector<std::unique_ptr<Kernel>> kernels;
   std::vector<HostStmt> wrapper;
 };

@@ -225,226 +225,6 @@ kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, Toke
   return b;
 }
 
-// ---------------------------------------------------------------------------
-// Functions and host wrappers
-
-namespace {
-std::string spannedView(TokenKind elem, size_t rank) {
-  return llvm::formatv("croq::spanned_view<{0}, {1}>", kir::cxxElementType(elem), rank).str();
-}
-}  // namespace
-
-void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info) {
-  m().functions.push_back(std::make_unique<kir::Function>());
-  function_ = m().functions.back().get();
-  functionInfo_ = &info;
-  function_->name = fn.name.str();
-  function_->loc = fn.loc();
-  m().items.push_back({kir::TopItem::Kind::Function, "", fn.loc(), function_});
-  globalBuffers_.clear();
-  written_.clear();
-
-  // Return type.
-  const sema::Type& rt = info.returnType;
-  if (rt.kind == sema::TypeKind::Data)
-    function_->returnType =
-        llvm::formatv("croq::spanned_data<{0}, {1}>", kir::cxxElementType(rt.elem), rt.shape.size()).str();
-  else if (rt.kind == sema::TypeKind::Void || rt.isError())
-    function_->returnType = "void";
-  else {
-    unsupported(fn.range(), "a `__co__` function that returns a scalar", "return spanned data, or write the result through a parameter");
-    return;
-  }
-
-  auto hostStmt = [&](kir::HostStmt::Kind k, std::string text, std::string message = {}) -> kir::HostStmt& {
-    kir::HostStmt h;
-    h.kind = k;
-    h.text = std::move(text);
-    h.message = std::move(message);
-    function_->wrapper.push_back(std::move(h));
-    return function_->wrapper.back();
-  };
-
-  // Parameters: the wrapper's signature, then the values of every shape
-  // symbol, the entry checks and the device copies of host parameters.
-  llvm::DenseMap<const sym::SymExpr*, std::string> dimSource;
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    const Param& p = fn.params[i];
-    const sema::Symbol* s = nullptr;
-    for (const sema::Symbol* q : info.params)
-      if (q->paramIndex == static_cast<int>(i)) s = q;
-    std::string name = p.name.empty() ? "unnamed_" + std::to_string(i) : p.name.str();
-    if (!s) {
-      function_->params.push_back("int " + name);
-      continue;
-    }
-    names_[s] = name;
-    const sema::Type& t = s->type;
-    switch (t.kind) {
-      case sema::TypeKind::Data: {
-        function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
-        for (size_t d = 0; d < t.shape.size(); ++d) {
-          const sym::SymExpr* dim = t.shape[d];
-          std::string read = llvm::formatv("static_cast<int>({0}.shape()[{1}])", name, d).str();
-          if (const auto* se = llvm::dyn_cast<sym::SymbolExpr>(dim)) {
-            auto it = dimSource.find(dim);
-            if (it == dimSource.end()) {
-              std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
-              dimSource[dim] = var;
-              symValues_[dim] = m().var(var);
-              hostStmt(kir::HostStmt::Kind::Let, "const int " + var + " = " + read);
-              if (options_.entryChecks)
-                hostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
-                         llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
-            } else if (options_.entryChecks) {
-              hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + it->second,
-                       llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}",
-                                     it->second, name, d)
-                           .str());
-            }
-            continue;
-          }
-          if (options_.entryChecks) {
-            std::string expected = printExpr(lowerSym(dim, p.range.Start));
-            hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + expected,
-                     llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
-          }
-        }
-        kir::Buffer* b = makeBuffer(s, kir::Space::Global, t.elem, t.shape, {}, p.range.Start);
-        globalBuffers_.push_back(b);
-        if (t.hostParam) {
-          b->name = name + "_dev";
-          kir::HostStmt& h = hostStmt(kir::HostStmt::Kind::AllocDevice, "");
-          h.buffer = b;
-          h.from = name;
-        } else {
-          b->name = name;
-          hostStmt(kir::HostStmt::Kind::Raw, "")
-              .text = llvm::formatv("{0}* {1} = {2}.data();", kir::cxxElementType(t.elem), name + "_ptr", name).str();
-          b->name = name + "_ptr";
-        }
-        break;
-      }
-      case sema::TypeKind::Int:
-        function_->params.push_back("int " + name);
-        bindValue(s, m().var(name));
-        break;
-      case sema::TypeKind::Element:
-        function_->params.push_back(kir::cxxElementType(t.elem) + " " + name);
-        bindValue(s, m().var(name, kir::ScalarType::element(t.elem)));
-        break;
-      case sema::TypeKind::Bool:
-        function_->params.push_back("bool " + name);
-        bindValue(s, m().var(name, kir::ScalarType::boolean()));
-        break;
-      case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
-      default: unsupported(p.range, "a parameter of this type"); break;
-    }
-  }
-
-  // The body: host statements and one kernel per top-level parallel.
-  for (const ast::Stmt* s : fn.body->body) lowerHostStmt(s);
-
-  // Host parameters the kernels wrote are copied back.
-  for (kir::Buffer* b : globalBuffers_) {
-    if (!written_.count(b)) continue;
-    for (const kir::HostStmt& h : function_->wrapper) {
-      if (h.kind == kir::HostStmt::Kind::AllocDevice && h.buffer == b && !h.from.empty()) {
-        kir::HostStmt out;
-        out.kind = kir::HostStmt::Kind::CopyOut;
-        out.buffer = b;
-        out.from = h.from;
-        // Before the return statement, if any.
-        auto pos = llvm::find_if(function_->wrapper,
-                                 [](const kir::HostStmt& x) { return x.kind == kir::HostStmt::Kind::Return; });
-        function_->wrapper.insert(pos, out);
-        break;
-      }
-    }
-  }
-  function_ = nullptr;
-}
-
-void Lowerer::lowerHostStmt(const ast::Stmt* s) {
-  auto host = [&](kir::HostStmt::Kind k) -> kir::HostStmt& {
-    kir::HostStmt h;
-    h.kind = k;
-    h.loc = s->loc();
-    function_->wrapper.push_back(std::move(h));
-    return function_->wrapper.back();
-  };
-  switch (s->kind()) {
-    case NodeKind::ParallelStmt: {
-      const auto* p = llvm::cast<ParallelStmt>(s);
-      for (const sema::KernelInfo& k : functionInfo_->kernels) {
-        if (k.root != p) continue;
-        lowerKernel(p, k);
-        kir::HostStmt& launch = host(kir::HostStmt::Kind::Launch);
-        launch.kernel = function_->kernels.back().get();
-        launch.async = p->isAsync;
-        return;
-      }
-      return;
-    }
-    case NodeKind::SpannedDeclStmt: {
-      const auto* d = llvm::cast<SpannedDeclStmt>(s);
-      if (d->storage == Storage::Shared || d->storage == Storage::Local) {
-        unsupported(d->range(), "a shared or local buffer outside a parallel");
-        return;
-      }
-      auto decls = sema_.declarations.find(d);
-      if (decls == sema_.declarations.end()) return;
-      for (const sema::Symbol* sym : decls->second) {
-        kir::Buffer* b = makeBuffer(sym, kir::Space::Global, sym->type.elem, sym->type.shape, {}, d->loc());
-        b->name = nameFor(sym) + "_dev";
-        globalBuffers_.push_back(b);
-        host(kir::HostStmt::Kind::AllocDevice).buffer = b;
-      }
-      return;
-    }
-    case NodeKind::ScalarDeclStmt: {
-      const auto* d = llvm::cast<ScalarDeclStmt>(s);
-      auto decls = sema_.declarations.find(d);
-      for (size_t i = 0; i < d->decls.size(); ++i) {
-        const Declarator& decl = d->decls[i];
-        if (decls == sema_.declarations.end() || i >= decls->second.size()) continue;
-        const sema::Symbol* sym = decls->second[i];
-        kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
-                                                                       : kir::ScalarType::integer();
-        std::string init = decl.init ? printExpr(lowerExpr(decl.init)) : "0";
-        host(kir::HostStmt::Kind::Let).text =
-            (sym->isMutable ? "" : "const ") + kir::cxxTypeName(t) + " " + nameFor(sym) + " = " + init;
-        bindValue(sym, m().var(nameFor(sym), t));
-      }
-      return;
-    }
-    case NodeKind::ReturnStmt: {
-      const auto* r = llvm::cast<ReturnStmt>(s);
-      if (!r->value) return;
-      const sema::Symbol* sym = rootSymbol(r->value, nullptr);
-      const kir::Buffer* b = sym ? bufferFor(sym) : nullptr;
-      if (!b || b->space != kir::Space::Global) {
-        unsupported(r->range(), "this `return`", "return a buffer declared in the function body");
-        return;
-      }
-      host(kir::HostStmt::Kind::Return).buffer = b;
-      return;
-    }
-    case NodeKind::CppStmt: host(kir::HostStmt::Kind::Raw).text = llvm::cast<CppStmt>(s)->code.str(); return;
-    case NodeKind::MdspanDeclStmt:
-    case NodeKind::ItupleDeclStmt:
-    case NodeKind::DirectiveStmt:
-    case NodeKind::NullStmt: return;
-    case NodeKind::CompoundStmt:
-      for (const ast::Stmt* inner : llvm::cast<CompoundStmt>(s)->body) lowerHostStmt(inner);
-      return;
-    default:
-      unsupported(s->range(), "this statement outside a `parallel`",
-                  "host code of a `__co__` function may declare buffers and integers, launch parallels and return");
-      return;
-  }
-}
-
 void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info) {
   auto k = std::make_unique<kir::Kernel>();
   kernel_ = k.get();
@@ -462,6 +242,13 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     k->params.push_back({b->name, kir::cxxElementType(b->elem) + "*", b->name});
   llvm::DenseSet<llvm::StringRef> seen;
   for (const kir::HostStmt& h : function_->wrapper) {
+    // Values the host code computed (at the top level of the body).
+    if (h.kind == kir::HostStmt::Kind::Code) {
+      for (const Stmt* st : h.code)
+        if (st->kind == StmtKind::Let && seen.insert(st->var).second)
+          k->params.push_back({st->var, kir::cxxTypeName(st->type), st->var});
+      continue;
+    }
     if (h.kind != kir::HostStmt::Kind::Let) continue;
     llvm::StringRef text = h.text;
     text.consume_front("const ");
@@ -573,7 +360,37 @@ void Lowerer::lowerCompound(const CompoundStmt* c) {
   for (const ast::Stmt* s : c->body) lowerStmt(s);
 }
 
+namespace {
+/// Statements host code of a `__co__` function may hold (spec 8.7): scalar
+/// logic only.
+bool allowedOnHost(NodeKind k) {
+  switch (k) {
+    case NodeKind::CompoundStmt:
+    case NodeKind::NullStmt:
+    case NodeKind::MdspanDeclStmt:
+    case NodeKind::ItupleDeclStmt:
+    case NodeKind::DirectiveStmt:
+    case NodeKind::AssignStmt:
+    case NodeKind::ScalarDeclStmt:
+    case NodeKind::WithStmt:
+    case NodeKind::ForeachStmt:
+    case NodeKind::WhileStmt:
+    case NodeKind::IfStmt:
+    case NodeKind::PrintStmt:
+    case NodeKind::CppStmt:
+    case NodeKind::BreakStmt:
+    case NodeKind::ContinueStmt: return true;
+    default: return false;
+  }
+}
+}  // namespace
+
 void Lowerer::lowerStmt(const ast::Stmt* s) {
+  if (host_ && !allowedOnHost(s->kind())) {
+    unsupported(s->range(), "this statement (`" + nodeKindName(s->kind()).str() + "`) in host control flow",
+                "host code of a `__co__` function computes integers, tests them, loops and prints");
+    return;
+  }
   switch (s->kind()) {
     case NodeKind::CompoundStmt: {
       Stmt* b = emit(StmtKind::Block, s->loc());
@@ -617,6 +434,7 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
       lowerMmaFence(s);
       return;
     case NodeKind::SyncStmt: comment(s); lowerSync(llvm::cast<SyncStmt>(s)); return;
+    case NodeKind::PrintStmt: comment(s); lowerPrint(llvm::cast<PrintStmt>(s)); return;
     case NodeKind::InthreadsStmt: lowerInthreads(llvm::cast<InthreadsStmt>(s)); return;
     case NodeKind::EventDeclStmt: comment(s); lowerEventDecl(llvm::cast<EventDeclStmt>(s)); return;
     case NodeKind::TriggerStmt: comment(s); lowerTrigger(llvm::cast<TriggerStmt>(s)); return;
@@ -796,6 +614,10 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
   }
   if (!index || !buffer) {
     if (!diags_.hasErrors()) unsupported(a->target->range(), "an assignment to this target");
+    return;
+  }
+  if (host_) {
+    unsupported(a->range(), "an element assignment outside a `parallel`", "write elements inside a `parallel`");
     return;
   }
   const Expr* v = lowerExpr(a->value);

@@ -293,7 +293,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
         if (sub) {
           const kir::Buffer* buffer = nullptr;
           const Expr* index = elementIndex(sub->base, sub->indices, &buffer);
-          if (index && buffer) return m().load(buffer, index);
+          if (index && buffer) return loadElement(buffer, index, e->range());
         }
       }
       break;
@@ -361,6 +361,16 @@ const Expr* Lowerer::lowerElementAccess(const MethodExpr* mm) {
   const kir::Buffer* buffer = nullptr;
   const Expr* index = elementIndex(mm->base, mm->args, &buffer);
   if (!index || !buffer) return m().intc(0);
+  return loadElement(buffer, index, mm->range());
+}
+
+const Expr* Lowerer::loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where) {
+  if (host_) {
+    // Host code sees shapes and integers; elements live on the device.
+    unsupported(where, "reading an element outside a `parallel`",
+                "read elements inside a `parallel`, or pass the value as an `int` parameter");
+    return m().intc(0);
+  }
   return m().load(buffer, index);
 }
 

@@ -53,6 +53,16 @@ class Lowerer {
   // ---- Functions, wrappers, statements (Lower.cpp) ----
   void lowerFunction(const ast::CoFunction& fn, const sema::FunctionInfo& info);
   void lowerHostStmt(const ast::Stmt* s);
+  /// Scalar host code (integers, conditions, loops, print) as KIR statements
+  /// the wrapper runs.
+  void lowerHostCode(const ast::Stmt* s);
+  void lowerLaunch(const ast::ParallelStmt* p);
+  /// Work about to be enqueued on `stream` comes after the wrapper's work so
+  /// far: a stream wait when that went on another stream.
+  void orderAfterPreviousWork(const std::string& stream, llvm::SMLoc loc);
+  void lowerPrint(const ast::PrintStmt* p);
+  /// `buffer[index]` as a value (device code only).
+  const Expr* loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where);
   void lowerKernel(const ast::ParallelStmt* root, const sema::KernelInfo& info);
   void lowerStmt(const ast::Stmt* s);
   void lowerBody(const ast::Stmt* s);
@@ -293,6 +303,10 @@ class Lowerer {
   kir::Function* function_ = nullptr;
   const sema::FunctionInfo* functionInfo_ = nullptr;
   kir::Kernel* kernel_ = nullptr;
+  /// Lowering statements of the host wrapper (outside every parallel).
+  bool host_ = false;
+  /// The stream the wrapper's last device work went on.
+  std::string lastStream_;
   const sema::KernelInfo* kernelInfo_ = nullptr;
   std::vector<Stmt*>* out_ = nullptr;
   /// Kernel-scope declarations (future pointers, fragments) emitted before

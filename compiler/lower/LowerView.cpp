@@ -118,8 +118,20 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     return tile;
   }
   if (!view || !view->base) {
-    tile.strides = buf->strides;
     tile.valid.assign(tile.rank(), nullptr);
+    if (t->shape == baseType.shape || buf->space != kir::Space::Global) {
+      tile.strides = buf->strides;
+      limitToRuntimeExtents(tile);
+      return tile;
+    }
+    // `span_as` of a whole (contiguous) global buffer: row-major over the
+    // new shape.
+    const Expr* stride = m().intc(1);
+    tile.strides.assign(tile.rank(), nullptr);
+    for (size_t d = tile.rank(); d-- > 0;) {
+      tile.strides[d] = stride;
+      stride = m().mul(stride, tile.extents[d] >= 0 ? m().intc(tile.extents[d]) : tile.runtimeExtents[d]);
+    }
     limitToRuntimeExtents(tile);
     return tile;
   }

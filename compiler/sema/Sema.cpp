@@ -494,6 +494,12 @@ void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
     if (runtime && runtime->freshId() != 0 && runtime->lowerBound())
       s->value = sym().boundedSymbol(s->qualifiedName, *runtime->lowerBound(), runtime->upperBound());
   }
+  // An integer sema cannot follow (an element read from memory, say) is a
+  // symbol of its own, which lowering binds to the variable.
+  bool integerElement = value.kind == TypeKind::Element && isIntegerElem(value.elem);
+  if ((value.kind == TypeKind::Int && sym::isUnknown(s->value)) || integerElement)
+    s->value = sym().freshSymbol(name->name, std::nullopt);
+  if (value.kind == TypeKind::Int) s->type.values = {s->value};
   result_.references[name] = s;
   result_.exprTypes[name] = value;
   result_.declarations[a].push_back(s);
@@ -574,7 +580,10 @@ void Checker::checkScalarDecl(const ScalarDeclStmt* d) {
     }
     Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, isMutable);
     if (t.kind == TypeKind::Int) {
+      // A value sema cannot follow (read from memory, say) is a symbol of
+      // its own, which lowering binds to the variable.
       s->value = (!isMutable && decl.init) ? valueOf(decl.init) : sym().freshSymbol(decl.name, std::nullopt);
+      if (sym::isUnknown(s->value)) s->value = sym().freshSymbol(decl.name, std::nullopt);
       s->type.values = {s->value};
     }
     result_.declarations[d].push_back(s);

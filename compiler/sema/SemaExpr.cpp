@@ -10,8 +10,6 @@ namespace croqc::sema {
 using namespace ast;
 using llvm::StringRef;
 
-namespace {
-
 bool isIntegerElem(TokenKind k) {
   switch (k) {
     case TokenKind::ty_u8: case TokenKind::ty_s8: case TokenKind::ty_u16: case TokenKind::ty_s16:
@@ -19,6 +17,8 @@ bool isIntegerElem(TokenKind k) {
     default: return false;
   }
 }
+
+namespace {
 
 bool isFloatElem(TokenKind k) {
   switch (k) {
@@ -80,7 +80,12 @@ const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
   Type t = check(e);
   if (t.isError()) return unknown();
   // Integer data (`s32`, `u32`, ...) is a runtime value, not a symbolic one.
-  if (t.kind == TypeKind::Element && isIntegerElem(t.elem)) return unknown();
+  if (t.kind == TypeKind::Element && isIntegerElem(t.elem)) {
+    // A named integer element (`block_m = sched.at(i)`) has a symbol.
+    if (const auto* n = llvm::dyn_cast<NameExpr>(e))
+      if (const Symbol* s = result_.references.lookup(n); s && s->value) return s->value;
+    return unknown();
+  }
   if (t.kind == TypeKind::Opaque) return unknown();
   if (!t.isIntegral()) {
     report(e->range(), DiagKind::err_type_mismatch, "an integer for " + what.str(), "a value", describe(t));

@@ -17,6 +17,9 @@
 
 namespace croqc::sema {
 
+/// s8 ... u64: integer element types, whose values are runtime data.
+bool isIntegerElem(TokenKind k);
+
 /// The limits of the target the checker needs (spec 8.2, 13.11).
 struct TargetLimits {
   std::string name;

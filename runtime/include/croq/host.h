@@ -9,7 +9,8 @@
 //   croq_assert / choreo_assert / abend_true  checks that print file:line and abort
 //   CROQ_CUDA_CHECK(expr)                     exit with the CUDA error string on failure
 //   gpu_timer, time_ms                        CUDA-event timing
-//   device_buffer<T>                          owning cudaMalloc'd memory
+//   device_buffer<T>(count, stream)           owning device memory, ordered on a stream
+//   stream_wait(waiter, producer)             later work on `waiter` waits for `producer`'s
 //   poison(ptr, count)                        fill device memory with 0xFF bytes (NaN / -1)
 //
 // Random fills draw from one process-wide generator. Its seed is fresh on every
@@ -485,22 +486,27 @@ void poison(const spanned_view<T, Rank>& device_view) {
   poison(device_view.data(), device_view.element_count());
 }
 
-// Owning device memory (cudaMalloc / cudaFree).
+// Owning device memory in stream order (cudaMallocAsync / cudaFreeAsync): the
+// memory is allocated, copied and freed in the order of the work on `stream`,
+// so a wrapper that returns while its kernels still run frees nothing early.
+// copy_from_host returns once the host data is taken (it may be reused);
+// copy_to_host returns when the data is on the host (it waits for the stream).
 template <typename T>
 class device_buffer {
  public:
   device_buffer() = default;
-  explicit device_buffer(std::size_t count) : count_(count) {
-    CROQ_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+  explicit device_buffer(std::size_t count, cudaStream_t stream = nullptr) : count_(count), stream_(stream) {
+    CROQ_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&ptr_), count * sizeof(T), stream_));
   }
   ~device_buffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
+    if (ptr_ != nullptr) cudaFreeAsync(ptr_, stream_);
   }
   device_buffer(device_buffer&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)), stream_(other.stream_) {}
   device_buffer& operator=(device_buffer&& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(count_, other.count_);
+    std::swap(stream_, other.stream_);
     return *this;
   }
   device_buffer(const device_buffer&) = delete;
@@ -512,18 +518,31 @@ class device_buffer {
 
   void copy_from_host(const T* host, std::size_t count) {
     croq_assert(count <= count_, "device_buffer: copy larger than the buffer");
-    CROQ_CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    CROQ_CUDA_CHECK(cudaMemcpyAsync(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
   void copy_to_host(T* host, std::size_t count) const {
     croq_assert(count <= count_, "device_buffer: copy larger than the buffer");
-    CROQ_CUDA_CHECK(cudaMemcpy(host, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
+    CROQ_CUDA_CHECK(cudaMemcpyAsync(host, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost, stream_));
+    CROQ_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void poison() { croq::poison(ptr_, count_); }
 
  private:
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  cudaStream_t stream_ = nullptr;
 };
+
+// Work enqueued on `waiter` after this call starts only once the work enqueued
+// on `producer` so far is done; the host does not wait.
+inline void stream_wait(cudaStream_t waiter, cudaStream_t producer) {
+  if (waiter == producer) return;
+  cudaEvent_t done;
+  CROQ_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  CROQ_CUDA_CHECK(cudaEventRecord(done, producer));
+  CROQ_CUDA_CHECK(cudaStreamWaitEvent(waiter, done, 0));
+  CROQ_CUDA_CHECK(cudaEventDestroy(done));
+}
 
 // ---------------------------------------------------------------------------
 // Timing

@@ -247,6 +247,12 @@ inline cudaError_t cudaFree(void* ptr) {
   return cudaSuccess;
 }
 inline cudaError_t cudaFreeHost(void* ptr) { return cudaFree(ptr); }
+inline cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t) { return cudaMalloc(ptr, bytes); }
+template <typename T>
+cudaError_t cudaMallocAsync(T** ptr, std::size_t bytes, cudaStream_t stream) {
+  return cudaMallocAsync(reinterpret_cast<void**>(ptr), bytes, stream);
+}
+inline cudaError_t cudaFreeAsync(void* ptr, cudaStream_t) { return cudaFree(ptr); }
 
 inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
   if (static_cast<unsigned>(kind) > cudaMemcpyDefault) return croq::cpu::detail::fail(cudaErrorInvalidMemcpyDirection);
@@ -341,6 +347,8 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+// Work runs when it is launched: every stream is always caught up.
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned = 0) { return cudaSuccess; }
 
 inline cudaError_t cudaEventCreate(cudaEvent_t* event) {
   *event = new CUevent_st;

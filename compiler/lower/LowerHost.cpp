@@ -1,0 +1,390 @@
+// Lowering of `__co__` functions to host wrappers: the signature, the entry
+// checks of shapes, device copies of host data, host code (integers,
+// conditions, loops, print; spec 8.7), one launch per top-level parallel on
+// its stream (spec 8.8), and the copies back to the host.
+#include "lower/LowerImpl.h"
+
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FormatVariadic.h>
+
+#include <cstdio>
+
+#include "sema/Sema.h"
+#include "target/ElementTypes.h"
+
+namespace croqc::lower {
+
+using namespace ast;
+
+// ---------------------------------------------------------------------------
+// Functions and host wrappers
+
+namespace {
+std::string spannedView(TokenKind elem, size_t rank) {
+  return llvm::formatv("croq::spanned_view<{0}, {1}>", kir::cxxElementType(elem), rank).str();
+}
+}  // namespace
+
+void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info) {
+  m().functions.push_back(std::make_unique<kir::Function>());
+  function_ = m().functions.back().get();
+  functionInfo_ = &info;
+  function_->name = fn.name.str();
+  function_->loc = fn.loc();
+  m().items.push_back({kir::TopItem::Kind::Function, "", fn.loc(), function_});
+  globalBuffers_.clear();
+  lastStream_ = function_->stream;
+  written_.clear();
+
+  // Return type.
+  const sema::Type& rt = info.returnType;
+  if (rt.kind == sema::TypeKind::Data)
+    function_->returnType =
+        llvm::formatv("croq::spanned_data<{0}, {1}>", kir::cxxElementType(rt.elem), rt.shape.size()).str();
+  else if (rt.kind == sema::TypeKind::Void || rt.isError())
+    function_->returnType = "void";
+  else {
+    unsupported(fn.range(), "a `__co__` function that returns a scalar", "return spanned data, or write the result through a parameter");
+    return;
+  }
+
+  auto hostStmt = [&](kir::HostStmt::Kind k, std::string text, std::string message = {}) -> kir::HostStmt& {
+    kir::HostStmt h;
+    h.kind = k;
+    h.text = std::move(text);
+    h.message = std::move(message);
+    function_->wrapper.push_back(std::move(h));
+    return function_->wrapper.back();
+  };
+
+  // Parameters: the wrapper's signature, then the values of every shape
+  // symbol, the entry checks and the device copies of host parameters.
+  llvm::DenseMap<const sym::SymExpr*, std::string> dimSource;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Param& p = fn.params[i];
+    const sema::Symbol* s = nullptr;
+    for (const sema::Symbol* q : info.params)
+      if (q->paramIndex == static_cast<int>(i)) s = q;
+    std::string name = p.name.empty() ? "unnamed_" + std::to_string(i) : p.name.str();
+    if (!s) {
+      function_->params.push_back("int " + name);
+      continue;
+    }
+    names_[s] = name;
+    const sema::Type& t = s->type;
+    switch (t.kind) {
+      case sema::TypeKind::Data: {
+        function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
+        for (size_t d = 0; d < t.shape.size(); ++d) {
+          const sym::SymExpr* dim = t.shape[d];
+          std::string read = llvm::formatv("static_cast<int>({0}.shape()[{1}])", name, d).str();
+          if (const auto* se = llvm::dyn_cast<sym::SymbolExpr>(dim)) {
+            auto it = dimSource.find(dim);
+            if (it == dimSource.end()) {
+              std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
+              dimSource[dim] = var;
+              symValues_[dim] = m().var(var);
+              hostStmt(kir::HostStmt::Kind::Let, "const int " + var + " = " + read);
+              if (options_.entryChecks)
+                hostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
+                         llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
+            } else if (options_.entryChecks) {
+              hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + it->second,
+                       llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}",
+                                     it->second, name, d)
+                           .str());
+            }
+            continue;
+          }
+          if (options_.entryChecks) {
+            std::string expected = printExpr(lowerSym(dim, p.range.Start));
+            hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + expected,
+                     llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
+          }
+        }
+        kir::Buffer* b = makeBuffer(s, kir::Space::Global, t.elem, t.shape, {}, p.range.Start);
+        globalBuffers_.push_back(b);
+        if (t.hostParam) {
+          b->name = name + "_dev";
+          kir::HostStmt& h = hostStmt(kir::HostStmt::Kind::AllocDevice, "");
+          h.buffer = b;
+          h.from = name;
+          h.stream = function_->stream;
+        } else {
+          b->name = name;
+          hostStmt(kir::HostStmt::Kind::Raw, "")
+              .text = llvm::formatv("{0}* {1} = {2}.data();", kir::cxxElementType(t.elem), name + "_ptr", name).str();
+          b->name = name + "_ptr";
+        }
+        break;
+      }
+      case sema::TypeKind::Int:
+        function_->params.push_back("int " + name);
+        bindValue(s, m().var(name));
+        break;
+      case sema::TypeKind::Element:
+        function_->params.push_back(kir::cxxElementType(t.elem) + " " + name);
+        bindValue(s, m().var(name, kir::ScalarType::element(t.elem)));
+        break;
+      case sema::TypeKind::Bool:
+        function_->params.push_back("bool " + name);
+        bindValue(s, m().var(name, kir::ScalarType::boolean()));
+        break;
+      case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
+      default: unsupported(p.range, "a parameter of this type"); break;
+    }
+  }
+
+  // The body: host statements and one kernel per top-level parallel.
+  for (const ast::Stmt* s : fn.body->body) lowerHostStmt(s);
+
+  // Device memory the wrapper allocated is freed on its stream, and host
+  // parameters the kernels wrote are copied back on it: after the work on
+  // every other stream.
+  bool ownsDeviceMemory = llvm::any_of(function_->wrapper, [](const kir::HostStmt& h) {
+    return h.kind == kir::HostStmt::Kind::AllocDevice;
+  });
+  bool returns = llvm::any_of(function_->wrapper, [](const kir::HostStmt& h) {
+    return h.kind == kir::HostStmt::Kind::Return;
+  });
+  if (ownsDeviceMemory && !returns) orderAfterPreviousWork(function_->stream, fn.range().End);
+  for (kir::Buffer* b : globalBuffers_) {
+    if (!written_.count(b)) continue;
+    for (const kir::HostStmt& h : function_->wrapper) {
+      if (h.kind == kir::HostStmt::Kind::AllocDevice && h.buffer == b && !h.from.empty()) {
+        kir::HostStmt out;
+        out.kind = kir::HostStmt::Kind::CopyOut;
+        out.buffer = b;
+        out.from = h.from;
+        out.stream = function_->stream;
+        // Before the return statement, if any.
+        auto pos = llvm::find_if(function_->wrapper,
+                                 [](const kir::HostStmt& x) { return x.kind == kir::HostStmt::Kind::Return; });
+        function_->wrapper.insert(pos, out);
+        break;
+      }
+    }
+  }
+  function_ = nullptr;
+}
+
+void Lowerer::lowerHostStmt(const ast::Stmt* s) {
+  auto host = [&](kir::HostStmt::Kind k) -> kir::HostStmt& {
+    kir::HostStmt h;
+    h.kind = k;
+    h.loc = s->loc();
+    function_->wrapper.push_back(std::move(h));
+    return function_->wrapper.back();
+  };
+  switch (s->kind()) {
+    case NodeKind::ParallelStmt: lowerLaunch(llvm::cast<ParallelStmt>(s)); return;
+    case NodeKind::SpannedDeclStmt: {
+      const auto* d = llvm::cast<SpannedDeclStmt>(s);
+      if (d->storage == Storage::Shared || d->storage == Storage::Local) {
+        unsupported(d->range(), "a shared or local buffer outside a parallel");
+        return;
+      }
+      auto decls = sema_.declarations.find(d);
+      if (decls == sema_.declarations.end()) return;
+      for (const sema::Symbol* sym : decls->second) {
+        kir::Buffer* b = makeBuffer(sym, kir::Space::Global, sym->type.elem, sym->type.shape, {}, d->loc());
+        b->name = nameFor(sym) + "_dev";
+        globalBuffers_.push_back(b);
+        kir::HostStmt& alloc = host(kir::HostStmt::Kind::AllocDevice);
+        alloc.buffer = b;
+        alloc.stream = function_->stream;
+      }
+      return;
+    }
+    case NodeKind::ScalarDeclStmt:
+    case NodeKind::AssignStmt:
+    case NodeKind::IfStmt:
+    case NodeKind::ForeachStmt:
+    case NodeKind::WhileStmt:
+    case NodeKind::WithStmt:
+    case NodeKind::PrintStmt: lowerHostCode(s); return;
+    case NodeKind::ReturnStmt: {
+      const auto* r = llvm::cast<ReturnStmt>(s);
+      if (!r->value) return;
+      const sema::Symbol* sym = rootSymbol(r->value, nullptr);
+      const kir::Buffer* b = sym ? bufferFor(sym) : nullptr;
+      if (!b || b->space != kir::Space::Global) {
+        unsupported(r->range(), "this `return`", "return a buffer declared in the function body");
+        return;
+      }
+      orderAfterPreviousWork(function_->stream, r->loc());
+      kir::HostStmt& ret = host(kir::HostStmt::Kind::Return);
+      ret.buffer = b;
+      ret.stream = function_->stream;
+      return;
+    }
+    case NodeKind::CppStmt: host(kir::HostStmt::Kind::Raw).text = llvm::cast<CppStmt>(s)->code.str(); return;
+    case NodeKind::MdspanDeclStmt:
+    case NodeKind::ItupleDeclStmt:
+    case NodeKind::DirectiveStmt:
+    case NodeKind::NullStmt: return;
+    case NodeKind::CompoundStmt:
+      for (const ast::Stmt* inner : llvm::cast<CompoundStmt>(s)->body) lowerHostStmt(inner);
+      return;
+    default:
+      unsupported(s->range(), "this statement outside a `parallel`",
+                  "host code of a `__co__` function may declare buffers and integers, launch parallels and return");
+      return;
+  }
+}
+
+void Lowerer::lowerHostCode(const ast::Stmt* s) {
+  const ParallelStmt* launch = nullptr;
+  forEachStmt(s, [&](const ast::Stmt* inner) {
+    if (!launch) launch = llvm::dyn_cast<ParallelStmt>(inner);
+  });
+  if (launch) {
+    unsupported(launch->range(), "a `parallel` inside host control flow",
+                "launch parallels at the top level of the function body");
+    return;
+  }
+  kir::HostStmt h;
+  h.kind = kir::HostStmt::Kind::Code;
+  h.loc = s->loc();
+  host_ = true;
+  nested(h.code, [&] { lowerStmt(s); });
+  host_ = false;
+  function_->wrapper.push_back(std::move(h));
+}
+
+void Lowerer::lowerLaunch(const ParallelStmt* p) {
+  for (const sema::KernelInfo& k : functionInfo_->kernels) {
+    if (k.root != p) continue;
+    lowerKernel(p, k);
+    kir::HostStmt launch;
+    launch.kind = kir::HostStmt::Kind::Launch;
+    launch.loc = p->loc();
+    launch.kernel = function_->kernels.back().get();
+    launch.async = p->isAsync;
+    launch.stream = function_->stream;
+    if (!p->stream.empty()) {
+      // `parallel<s>`: s is a `stream` parameter (sema checked).
+      for (const sema::Symbol* q : functionInfo_->params)
+        if (q->type.kind == sema::TypeKind::Stream && q->name == p->stream) launch.stream = nameFor(q);
+    }
+    // Parallels run in program order (spec 8.7): a launch on another stream
+    // than the work before it waits for that work, without the host waiting.
+    std::string stream = launch.stream;
+    orderAfterPreviousWork(stream, p->loc());
+    bool prints = launch.kernel->prints;
+    function_->wrapper.push_back(std::move(launch));
+    if (prints) {
+      // Device `print` output appears when the host waits for the kernel:
+      // the wrapper waits, so that it comes where the program called it.
+      kir::HostStmt sync;
+      sync.kind = kir::HostStmt::Kind::StreamSync;
+      sync.text = stream;
+      function_->wrapper.push_back(sync);
+    }
+    return;
+  }
+}
+
+void Lowerer::orderAfterPreviousWork(const std::string& stream, llvm::SMLoc loc) {
+  bool enqueued = llvm::any_of(function_->wrapper, [](const kir::HostStmt& h) {
+    return h.kind == kir::HostStmt::Kind::AllocDevice || h.kind == kir::HostStmt::Kind::Launch;
+  });
+  if (enqueued && lastStream_ != stream) {
+    kir::HostStmt wait;
+    wait.kind = kir::HostStmt::Kind::StreamWait;
+    wait.text = stream;
+    wait.from = lastStream_;
+    wait.loc = loc;
+    function_->wrapper.push_back(wait);
+  }
+  lastStream_ = stream;
+}
+
+namespace {
+/// `text` inside a C string literal that printf reads as its format.
+void appendFormatText(std::string& format, llvm::StringRef text) {
+  for (char c : text) {
+    switch (c) {
+      case '%': format += "%%"; break;
+      case '"': format += "\\\""; break;
+      case '\\': format += "\\\\"; break;
+      case '\n': format += "\\n"; break;
+      case '\t': format += "\\t"; break;
+      default:
+        if (llvm::isPrint(c)) {
+          format += c;
+        } else {
+          char octal[8];
+          std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          format += octal;
+        }
+    }
+  }
+}
+}  // namespace
+
+void Lowerer::lowerPrint(const PrintStmt* p) {
+  // Spec 15.4: the values one after another, as Croqtile prints them:
+  // integers in decimal, floating-point elements with %f, ituples as
+  // `{a, b}`; `println` ends the line. Host code prints with the host's
+  // printf, kernels with the device's (once per instance of the level the
+  // statement is at, like an assignment).
+  if (p->compileTime) {
+    unsupported(p->range(), "the compile-time `print!`", "print at run time with `print`/`println`");
+    return;
+  }
+  std::string format;
+  std::vector<const Expr*> args;
+  auto value = [&](const Expr* v) {
+    bool floating = v->type.isElem() && target::isFloatType(v->type.elem);
+    if (floating) {
+      format += "%f";
+      args.push_back(m().call("static_cast<double>", {m().convert(v, kir::ScalarType::element(TokenKind::ty_f32))},
+                              kir::ScalarType::element(TokenKind::ty_f64)));
+    } else {
+      format += "%lld";
+      args.push_back(m().call("static_cast<long long>", {v}, kir::ScalarType::integer()));
+    }
+  };
+  for (const ast::Expr* a : p->args) {
+    if (const auto* str = llvm::dyn_cast<StringLiteralExpr>(a)) {
+      appendFormatText(format, str->value);
+      continue;
+    }
+    const sema::Type* t = sema_.typeOf(a);
+    if (t && t->kind == sema::TypeKind::Ituple) {
+      format += "{";
+      for (size_t i = 0; i < t->values.size(); ++i) {
+        if (i) format += ", ";
+        value(lowerSym(t->values[i], a->loc()));
+      }
+      format += "}";
+      continue;
+    }
+    if (t && (t->kind == sema::TypeKind::Int || t->kind == sema::TypeKind::Bool ||
+              t->kind == sema::TypeKind::Bounded || t->kind == sema::TypeKind::Element)) {
+      value(lowerExpr(a));
+      continue;
+    }
+    unsupported(a->range(), "printing " + (t ? sema::printType(*t) : std::string("this value")),
+                "print strings, integers, element values and ituples");
+    return;
+  }
+  if (p->newline) format += "\\n";
+  const Expr* leader = host_ ? nullptr : leaderCondition();
+  std::vector<Stmt*>* into = out_;
+  if (leader) {
+    Stmt* guard = emit(StmtKind::If, p->loc());
+    guard->cond = leader;
+    into = &guard->body;
+  }
+  nested(*into, [&] {
+    Stmt* s = emit(StmtKind::Print, p->loc());
+    s->text = "\"" + format + "\"";
+    s->args = std::move(args);
+  });
+  if (kernel_ && !host_) kernel_->prints = true;
+}
+
+}  // namespace croqc::lower
