@@ -260,10 +260,13 @@ class Emitter {
         const Tile& d = s->dst;
         line("if (" + printExpr(s->cond) + ") {");
         ++indent_;
-        line(llvm::formatv("croq::wgmma::{9}<{0}, {1}, {2}, {3}>({4}, {1}, &{5}, {6}, {7}, {8}, {10});",
-                           cxxElementType(d.buffer->elem), d.extents[0], printExpr(s->k), s->count, ptr(d), s->text,
-                           s->var, printExpr(s->src.row0), printExpr(s->src.col0),
-                           s->async ? "tma_issue_tile" : "tma_load_tile", s->rank ? printExpr(s->rank) : "tid_")
+        std::string first = printExpr(s->index);
+        line(llvm::formatv("croq::wgmma::{9}<{0}, {1}, {2}, {3}>({4}, {11}, &{5}, {6}, {7}, {8}, {10});",
+                           cxxElementType(d.buffer->elem), d.extents[0], printExpr(s->k), s->count,
+                           first == "0" ? d.buffer->name : d.buffer->name + " + " + first, s->text, s->var,
+                           printExpr(s->src.row0), printExpr(s->src.col0),
+                           s->async ? "tma_issue_tile" : "tma_load_tile", s->rank ? printExpr(s->rank) : "tid_",
+                           printExpr(s->value))
                  .str());
         --indent_;
         line("} else {");

@@ -575,8 +575,9 @@ class KirPrinter {
         return;
       case StmtKind::TmaLoad:
         os_ << (s->async ? "tma.issue " : "tma.load ") << s->text << " box " << s->dst.extents[0] << "x" << printExpr(s->k) << " x" << s->count
-            << " " << tile(s->dst) << " <- (" << printExpr(s->src.row0) << ", " << printExpr(s->src.col0)
-            << ") on " << s->var << " if " << printExpr(s->cond) << " else {\n";
+            << " " << tile(s->dst) << " at [" << printExpr(s->index) << "] step " << printExpr(s->value) << " <- ("
+            << printExpr(s->src.row0) << ", " << printExpr(s->src.col0) << ") on " << s->var << " if "
+            << printExpr(s->cond) << " else {\n";
         block(s->body);
         indent();
         os_ << "}\n";

@@ -213,7 +213,9 @@ enum class StmtKind : std::uint8_t {
   WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` k16 steps; A is the register
                   // fragment `fragA` (RS mode) or, when that is null, the shared tile `src` (SS);
                   // `async`: left in flight (no commit or wait)
-  TmaLoad,        // dst <- box(es) of the tensor map `text` at src.row0/col0, on mbarrier `var`,
+  TmaLoad,        // dst <- `count` boxes of dst.extents[0] x `k` of the tensor map `text` at
+                  // src.row0/col0 (box b at column src.col0 + b * k), into dst.buffer from element
+                  // `index` on, `value` elements apart, on mbarrier `var`,
                   // issued by the thread whose `rank` is 0; `cond` true: TMA can be used, else `body`
                   // (a plain copy) runs; `async`: the copy completes on an event whose trigger
                   // arrives and expects its bytes, so the issue does not arrive

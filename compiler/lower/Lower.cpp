@@ -279,6 +279,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   tensorMaps_.clear();
   tmaFutures_.clear();
   tmaDests_.clear();
+  tmaHostConditions_.clear();
   anyMbarrier_ = false;
   regions_.clear();
   nextNamedBarrier_ = 1;
@@ -290,8 +291,16 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   pendingEventBytes_.clear();
   findEventBoundCopies(root);
   asyncWgmma_ = false;
+  commitWaits_ = false;
+  wgmmaUncommitted_ = false;
   if (wgmma_) {
-    forEachStmt(root, [&](const ast::Stmt* s) { asyncWgmma_ = asyncWgmma_ || llvm::isa<MmaWaitStmt>(s); });
+    bool commits = false, waits = false;
+    forEachStmt(root, [&](const ast::Stmt* s) {
+      waits = waits || llvm::isa<MmaWaitStmt>(s);
+      commits = commits || llvm::isa<MmaCommitStmt>(s);
+    });
+    asyncWgmma_ = waits || commits;
+    commitWaits_ = commits && !waits;
   }
   if (target_.isGpu && target_.hasTma) findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
@@ -331,6 +340,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     // TMA is used when every tensor map could be made.
     std::string all;
     for (const auto& [key, name] : tensorMaps_) all += (all.empty() ? "" : " && ") + name + "_ok";
+    for (const Expr* c : tmaHostConditions_) all += " && (" + printExpr(c) + ")";
     kir::HostStmt h;
     h.kind = kir::HostStmt::Kind::Raw;
     h.text = "const int tma_ok_" + std::to_string(function_->kernels.size()) + " = (" + all + ") ? 1 : 0;";

@@ -184,6 +184,10 @@ class Lowerer {
   /// `mma.commit` closes a group and `mma.wait<n>` waits until at most n
   /// are in flight.
   void lowerMmaFence(const ast::Stmt* s);
+  /// In a kernel whose `mma.commit`s wait (`commitWaits_`): MMAs issued
+  /// since the last commit are committed and waited for before their
+  /// accumulator is stored or refilled.
+  void completeUncommittedMmas(llvm::SMLoc loc);
 
   // ---- TMA on sm_90a (LowerTma.cpp) ----
   void lowerTma(const ast::DmaStmt* d);
@@ -195,6 +199,31 @@ class Lowerer {
   std::string tensorMap(const kir::Buffer* global, std::int64_t rows, std::int64_t cols, int swizzle);
   /// A new mbarrier in shared memory, initialised in the kernel prologue.
   std::string newMbarrier(llvm::StringRef base);
+  /// Where the boxes of a TMA copy lie in a shared tile: `boxes` boxes of
+  /// `rows` x `boxCols` elements (one per swizzled column block of a WGMMA
+  /// operand, or one dense box), the first `offset` elements into the
+  /// buffer and each next one `boxStride` elements further.
+  struct TmaSharedBoxes {
+    std::int64_t rows = 0, boxCols = 0, boxes = 0;
+    const Expr* offset = nullptr;
+    const Expr* boxStride = nullptr;
+  };
+  /// The boxes of shared tile `t` (the view `view`), whole buffer or part of
+  /// it; nullopt after a diagnostic when the copy engine cannot address it
+  /// (a column range of a dense buffer, a swizzled box not on a column
+  /// block, a start not aligned to 128 bytes or to the swizzle period).
+  std::optional<TmaSharedBoxes> planTmaShared(const kir::Tile& t, const ast::Expr* view);
+  /// The TMA box a global tile `src` is read or written in: the shared
+  /// side's extents; a global extent known only at run time (`chunkat` of a
+  /// symbolic dimension) must equal the box for TMA to be used, which the
+  /// wrapper checks (`tmaHostConditions_`); false after a diagnostic.
+  bool settleTmaGlobalTile(kir::Tile& global, const TmaSharedBoxes& box, const ast::Expr* view);
+  /// The origin of view `e` along dimension `d` as the source spells it
+  /// symbolically (for diagnostics).
+  std::string viewOriginText(const ast::Expr* e, unsigned d) const;
+  /// Whether `e` can be evaluated by the host wrapper (constants and the
+  /// kernel's integer parameters).
+  bool hostComputable(const Expr* e) const;
 
   // ---- Events and `inthreads` regions (LowerEvents.cpp) ----
   void lowerInthreads(const ast::InthreadsStmt* s);
@@ -342,8 +371,14 @@ class Lowerer {
   /// The kernel's MMAs are warpgroup MMAs (a `group-4` level on sm_90a or
   /// the CPU target).
   bool wgmma_ = false;
-  /// The kernel has an `mma.wait<n>`: its warpgroup MMAs are asynchronous.
+  /// The kernel has an `mma.wait<n>` or an `mma.commit`: its warpgroup MMAs
+  /// are asynchronous.
   bool asyncWgmma_ = false;
+  /// The kernel has `mma.commit` but no `mma.wait`: a commit also waits for
+  /// its group (spec 13.8), and an accumulator is waited for before it is
+  /// stored when MMAs may have been issued since the last commit.
+  bool commitWaits_ = false;
+  bool wgmmaUncommitted_ = false;
   /// WGMMA operand buffers and their swizzle width in bytes.
   llvm::DenseMap<const sema::Symbol*, int> swizzled_;
   /// `ma = mma.load view` under WGMMA (SS mode): the view the descriptor
@@ -363,6 +398,9 @@ class Lowerer {
   /// Buffers TMA writes: dense rows, no padding.
   llvm::DenseSet<const sema::Symbol*> tmaDests_;
   bool anyMbarrier_ = false;
+  /// Conditions the wrapper checks before it lets the kernel use TMA (a
+  /// run-time extent equal to its box).
+  std::vector<const Expr*> tmaHostConditions_;
 
   /// An `inthreads` region being lowered: its threads (a contiguous range
   /// [lo, hi) when `contiguous`) and the named barrier its barriers use (0:

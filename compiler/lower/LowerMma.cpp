@@ -365,6 +365,10 @@ void Lowerer::lowerMmaFence(const ast::Stmt* s) {
   if (!asyncWgmma_) return;
   if (llvm::isa<MmaCommitStmt>(s)) {
     emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::commit_group();";
+    // Without `mma.wait` in the kernel, the group is complete after the
+    // commit: its shared operands may be released and the accumulator read.
+    if (commitWaits_) emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::wait_group<0>();";
+    wgmmaUncommitted_ = false;
     return;
   }
   const auto* w = llvm::cast<MmaWaitStmt>(s);

@@ -96,6 +96,141 @@ std::string Lowerer::newMbarrier(llvm::StringRef base) {
   return bar->name;
 }
 
+namespace {
+
+std::string sourceText(llvm::SMRange r) { return std::string(r.Start.getPointer(), r.End.getPointer()); }
+
+}  // namespace
+
+std::string Lowerer::viewOriginText(const ast::Expr* e, unsigned d) const {
+  const sema::Type* t = sema_.typeOf(e);
+  const std::shared_ptr<sema::ViewInfo> view = t ? t->view : nullptr;
+  if (!view || !view->base || d >= view->origin.size()) return "0";
+  return sym::print(view->origin[d]);
+}
+
+bool Lowerer::hostComputable(const Expr* e) const {
+  switch (e->kind) {
+    case kir::ExprKind::IntConst:
+    case kir::ExprKind::BoolConst: return true;
+    case kir::ExprKind::Var:
+      return llvm::any_of(kernel_->params,
+                          [&](const kir::KernelParam& p) { return p.name == e->name && p.argument == e->name && p.cxxType == "int"; });
+    case kir::ExprKind::Unary:
+    case kir::ExprKind::Binary:
+    case kir::ExprKind::Call:
+      return llvm::all_of(e->operands, [&](const Expr* o) { return hostComputable(o); });
+    default: return false;
+  }
+}
+
+std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t, const ast::Expr* view) {
+  const kir::Buffer* b = t.buffer;
+  if (b->space != kir::Space::Shared || t.rank() != 2 || b->shape.size() != 2 || !b->shape[0]->isConst() ||
+      !b->shape[1]->isConst() || t.extents[0] <= 0 || t.extents[1] <= 0) {
+    unsupported(view->range(), "a TMA copy of this shared tile",
+                "TMA copies 2-D tiles of constant shape of a 2-D shared buffer");
+    return std::nullopt;
+  }
+  const std::int64_t elemBytes = target::elementBytes(b->elem);
+  const std::int64_t bufRows = b->shape[0]->intValue;
+  const std::int64_t cols = t.extents[1];
+  TmaSharedBoxes p;
+  p.rows = t.extents[0];
+  std::int64_t align = 128;
+  std::string rule;
+  if (const int w = b->swizzleBytes) {
+    // A WGMMA operand: column block kb holds `bufRows` rows of w bytes; the
+    // copy engine writes one box per block with the same swizzle, which it
+    // applies to shared addresses, so a box starts at a multiple of 8 rows
+    // (the swizzle period) of a block.
+    const std::int64_t perRow = w / elemBytes;
+    if (cols % perRow != 0 || kir::knownMultiple(t.col0) < perRow) {
+      unsupported(view->range(),
+                  llvm::formatv("a TMA copy into columns `{0}` .. `{0}` + {1} of a buffer swizzled in {2}-column blocks",
+                                printExpr(t.col0), cols, perRow)
+                      .str(),
+                  llvm::formatv("copy whole {0}-byte column blocks: tiles whose columns start and end at multiples of {1}",
+                                w, perRow)
+                      .str());
+      return std::nullopt;
+    }
+    p.boxCols = perRow;
+    p.boxes = cols / perRow;
+    // Block col0 / perRow starts col0 / perRow * bufRows * perRow elements in.
+    p.offset = m().add(t.offset, m().add(m().mul(t.col0, m().intc(bufRows)), m().mul(t.row0, m().intc(perRow))));
+    p.boxStride = m().intc(bufRows * perRow);
+    align = 8 * w;
+    rule = llvm::formatv("a {0}-byte swizzled box starts at a multiple of 8 rows ({1} bytes) of its column block: take "
+                         "row origins that are multiples of 8, such as `buf.subspan(R, C).at(stage, 0)` with R a "
+                         "multiple of 8",
+                         w, align)
+               .str();
+  } else {
+    // A dense box is rows x cols elements back to back: whole rows only.
+    if (cols != b->rowStride || b->shape[1]->intValue != cols) {
+      unsupported(view->range(), "a TMA copy of a column range of a shared buffer",
+                  "the copy engine writes dense boxes: copy whole rows of the buffer, such as `buf.subspan(R, " +
+                      std::to_string(b->shape[1]->intValue) + ").at(i, 0)`");
+      return std::nullopt;
+    }
+    p.boxCols = cols;
+    p.boxes = 1;
+    p.offset = t.offset;
+    p.boxStride = m().intc(p.rows * cols);
+    rule = "TMA needs 128-byte aligned shared memory: take row origins whose offset is a multiple of 128 bytes";
+  }
+  if (kir::knownMultiple(p.offset) * elemBytes % align != 0) {
+    const sema::Symbol* root = rootSymbol(view, nullptr);
+    diags_
+        .report(view->loc(), DiagKind::err_tma_box_misaligned, sourceText(view->range()), viewOriginText(view, 0),
+                viewOriginText(view, 1), root ? root->name : b->name, align, rule)
+        .range(view->range());
+    return std::nullopt;
+  }
+  if (p.rows > 256 || p.boxCols > 256 || (p.boxCols * elemBytes) % 16 != 0) {
+    unsupported(view->range(), llvm::formatv("a TMA box of [{0}, {1}]", p.rows, p.boxCols).str(),
+                "TMA boxes have at most 256 rows and columns and a multiple of 16 bytes per row");
+    return std::nullopt;
+  }
+  return p;
+}
+
+bool Lowerer::settleTmaGlobalTile(kir::Tile& global, const TmaSharedBoxes& box, const ast::Expr* view) {
+  if (global.buffer->space != kir::Space::Global || global.rank() != 2) {
+    unsupported(view->range(), "this TMA copy", "TMA copies a 2-D tile between a global tensor and shared memory");
+    return false;
+  }
+  const std::int64_t boxExtents[2] = {box.rows, box.boxCols * box.boxes};
+  for (unsigned d = 0; d < 2; ++d) {
+    if (global.extents[d] > 0) {
+      if (global.extents[d] == boxExtents[d]) continue;
+      unsupported(view->range(),
+                  llvm::formatv("a TMA copy between a [{0}, {1}] global tile and a [{2}, {3}] shared tile",
+                                global.extents[0], global.extents[1], boxExtents[0], boxExtents[1])
+                      .str(),
+                  "copy tiles of the same shape (the copy engine zero-fills what lies outside the tensor)");
+      return false;
+    }
+    // A run-time extent (`rhs.chunkat(block_n, k)` of a symbolic tensor):
+    // TMA moves the whole box, which is the tile when the extent equals it;
+    // otherwise the plain copy moves what the tile holds.
+    const Expr* extent = global.runtimeExtents[d];
+    if (!extent || !hostComputable(extent)) {
+      diags_
+          .report(view->loc(), DiagKind::err_lower_nonconstant_tile, "a TMA copy", d,
+                  extent ? printExpr(extent) : std::string("?"))
+          .range(view->range());
+      return false;
+    }
+    tmaHostConditions_.push_back(m().eq(extent, m().intc(boxExtents[d])));
+    const Expr* bound = m().min(extent, m().intc(boxExtents[d]));
+    global.valid[d] = global.valid[d] ? m().min(global.valid[d], bound) : bound;
+    global.extents[d] = boxExtents[d];
+  }
+  return true;
+}
+
 void Lowerer::lowerTma(const DmaStmt* d) {
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_load) {
     unsupported(d->range(), "`tma" + tokenKindSpelling(d->op).str() + "`", "use `tma.copy` or `tma.load`");
@@ -107,15 +242,16 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     lowerTmaStore(d, *src);
     return;
   }
-  if (src->buffer->space != kir::Space::Global || src->rank() != 2 || src->extents[0] <= 0 || src->extents[1] <= 0) {
-    unsupported(d->range(), "this TMA copy", "TMA copies a 2-D tile of constant shape from a global tensor into shared memory");
+  if (src->buffer->space != kir::Space::Global || src->rank() != 2) {
+    unsupported(d->range(), "this TMA copy", "TMA copies a 2-D tile from a global tensor into shared memory");
     return;
   }
   // The tile's origin in the tensor.
   const Expr* r0 = nullptr;
   const Expr* c0 = nullptr;
   if (!viewOrigin2d(d->source, r0, c0)) return;
-  // The destination: a shared buffer (or a buffer-array slot), whole.
+  // The destination: a shared buffer (or a buffer-array slot), whole or a
+  // tile of it; or the new storage of the future.
   const sema::Symbol* future = nullptr;
   if (!d->future.empty())
     if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end() && !decls->second.empty())
@@ -125,6 +261,12 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     dst = lowerTile(d->dest, "the TMA destination");
     if (!dst) return;
   } else if (future) {
+    for (std::int64_t e : src->extents)
+      if (e <= 0) {
+        unsupported(d->source->range(), "a TMA copy of a tile whose shape is known only at run time into new storage",
+                    "copy into a declared shared buffer, or take a `subspan` of constant extents");
+        return;
+      }
     tmaDests_.insert(future);
     dst = futureTile(future, Storage::Shared, *src, d->loc());
     if (!dst) return;
@@ -132,29 +274,11 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     unsupported(d->range(), "an unnamed TMA copy into new storage", "bind it: `f = tma.copy ... => shared;`");
     return;
   }
+  std::optional<TmaSharedBoxes> box = planTmaShared(*dst, d->dest ? d->dest : d->source);
+  if (!box || !settleTmaGlobalTile(*src, *box, d->source)) return;
   const kir::Buffer* db = dst->buffer;
-  std::int64_t rows = dst->rank() == 2 ? dst->extents[0] : 0, cols = dst->rank() == 2 ? dst->extents[1] : 0;
-  bool whole = db->space == kir::Space::Shared && dst->rank() == 2 && db->shape.size() == 2 &&
-               db->shape[0]->isConst(rows) && db->shape[1]->isConst(cols) &&
-               (!dst->row0 || (dst->row0->isConst(0) && dst->col0->isConst(0)));
-  if (!whole || rows != src->extents[0] || cols != src->extents[1]) {
-    unsupported(d->range(), "a TMA copy into part of a buffer", "copy whole tiles: `tma.copy src.subspan(R, C).at(i, j) => buf;`");
-    return;
-  }
   std::int64_t elemBytes = target::elementBytes(db->elem);
-  int swizzle = db->swizzleBytes;
-  if (!swizzle && db->rowStride != cols) {
-    unsupported(d->range(), "a TMA copy into a padded buffer");
-    return;
-  }
-  std::int64_t boxCols = swizzle ? swizzle / elemBytes : cols;
-  std::int64_t boxes = cols / boxCols;
-  if (rows > 256 || boxCols > 256 || (boxCols * elemBytes) % 16 != 0 || cols % boxCols != 0) {
-    unsupported(d->range(), llvm::formatv("a TMA box of [{0}, {1}]", rows, boxCols).str(),
-                "TMA boxes have at most 256 rows and a multiple of 16 bytes per row");
-    return;
-  }
-  std::string map = tensorMap(src->buffer, rows, boxCols, swizzle);
+  std::string map = tensorMap(src->buffer, box->rows, box->boxCols, db->swizzleBytes);
 
   // The mbarrier: an event's (`trigger e after f`, `tma.copy.async<e>`),
   // the future's (rotated with it), or one for this copy.
@@ -171,7 +295,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     event = lowerEventRef(eventExpr);
     if (!event) return;
     bar = eventAddress(*event);
-    std::int64_t bytes = rows * cols * elemBytes;
+    std::int64_t bytes = box->rows * box->boxCols * box->boxes * elemBytes;
     if (d->asyncEvent) pendingEventBytes_[event->symbol] += bytes;
     else boundBytes_[future] = bytes;
   } else if (async) {
@@ -206,8 +330,10 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   load->src.col0 = c0;
   load->text = map;
   load->var = bar;
-  load->count = boxes;
-  load->k = m().intc(boxCols);
+  load->count = box->boxes;
+  load->k = m().intc(box->boxCols);
+  load->index = box->offset;
+  load->value = box->boxStride;
   // Without TMA: the same tile by a cooperative copy.
   nested(load->body, [&] {
     Stmt* c = emit(StmtKind::Copy, d->loc());
@@ -232,30 +358,23 @@ void Lowerer::lowerTma(const DmaStmt* d) {
 }
 
 void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
-  // `tma.copy tile_s => out.subspan(R, C).at(i, j)`: the whole shared tile
-  // to a box of the global tensor; the copy engine clips what lies outside.
+  // `tma.copy tile_s => out.subspan(R, C).at(i, j)`: a shared tile (whole
+  // buffer or rows of it) to a box of the global tensor; the copy engine
+  // clips what lies outside.
   std::optional<kir::Tile> dst = lowerTile(d->dest, "the TMA destination");
   if (!dst) return;
-  const kir::Buffer* sb = src.buffer;
-  std::int64_t rows = src.rank() == 2 ? src.extents[0] : 0, cols = src.rank() == 2 ? src.extents[1] : 0;
-  bool whole = sb->shape.size() == 2 && sb->shape[0]->isConst(rows) && sb->shape[1]->isConst(cols) &&
-               !sb->swizzleBytes && sb->rowStride == cols && src.offset->isConst(0);
-  if (!whole || dst->buffer->space != kir::Space::Global || dst->rank() != 2 || dst->extents[0] != rows ||
-      dst->extents[1] != cols) {
-    unsupported(d->range(), "this TMA store", "store a whole shared tile: `tma.copy tile_s => out.subspan(R, C).at(i, j);`");
+  if (src.buffer->swizzleBytes) {
+    unsupported(d->source->range(), "a TMA store of a buffer that warpgroup MMAs read",
+                "store from a buffer that `mma.store` or copies fill");
     return;
   }
-  std::int64_t elemBytes = target::elementBytes(sb->elem);
-  if (rows > 256 || cols > 256 || (cols * elemBytes) % 16 != 0) {
-    unsupported(d->range(), llvm::formatv("a TMA box of [{0}, {1}]", rows, cols).str(),
-                "TMA boxes have at most 256 rows and columns and a multiple of 16 bytes per row");
-    return;
-  }
+  std::optional<TmaSharedBoxes> box = planTmaShared(src, d->source);
+  if (!box || !settleTmaGlobalTile(*dst, *box, d->dest)) return;
   const Expr* r0 = nullptr;
   const Expr* c0 = nullptr;
   if (!viewOrigin2d(d->dest, r0, c0)) return;
   written_.insert(const_cast<kir::Buffer*>(dst->buffer));
-  std::string map = tensorMap(dst->buffer, rows, cols, 0);
+  std::string map = tensorMap(dst->buffer, box->rows, box->boxCols, 0);
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
   // Ordinary stores into the tile become visible to the copy engine.
   emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
@@ -268,7 +387,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   store->dst.col0 = c0;
   store->text = map;
   store->count = 1;
-  store->k = m().intc(cols);
+  store->k = m().intc(box->boxCols);
   std::int64_t threads = 0;
   const Expr* rank = nullptr;
   if (!regionThreads(d->range(), threads, rank)) return;

@@ -80,9 +80,17 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
   }
 }
 
+void Lowerer::completeUncommittedMmas(llvm::SMLoc loc) {
+  if (!commitWaits_ || !wgmmaUncommitted_) return;
+  emit(StmtKind::Raw, loc)->text = "croq::wgmma::commit_group();";
+  emit(StmtKind::Raw, loc)->text = "croq::wgmma::wait_group<0>();";
+  wgmmaUncommitted_ = false;
+}
+
 void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
+  completeUncommittedMmas(s->loc());
   kir::Fragment* f = fragments_.lookup(sym);
   if (!f) {
     const sema::Type& t = sym->type;
@@ -212,6 +220,17 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
                   "copy the tile into a `shared` buffer first");
       return std::nullopt;
     }
+    // A descriptor starts at an 8-row core matrix and a 16-byte column.
+    const std::int64_t cols16 = 16 / target::elementBytes(t ? t->buffer->elem : TokenKind::ty_f16);
+    if (t && (kir::knownMultiple(t->row0) < 8 || kir::knownMultiple(t->col0) < cols16)) {
+      const sema::Symbol* root = rootSymbol(view, nullptr);
+      diags_
+          .report(view->loc(), DiagKind::err_wgmma_operand_misaligned,
+                  std::string(view->range().Start.getPointer(), view->range().End.getPointer()),
+                  viewOriginText(view, 0), viewOriginText(view, 1), root ? root->name : t->buffer->name, cols16)
+          .range(view->range());
+      return std::nullopt;
+    }
     return t;
   };
   std::optional<kir::Tile> a;
@@ -248,6 +267,7 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->dst = *b;
   w->count = kdim / *instrK;
   w->step = *instrK;
+  wgmmaUncommitted_ = asyncWgmma_;
 }
 
 void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {
@@ -263,6 +283,7 @@ void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {
     return;
   }
   if (tile->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(tile->buffer));
+  completeUncommittedMmas(s->loc());
   StoreGeometry g = storeGeometry(*tile, *c, s->transpose);
   const Expr* rs = g.rowStride;
   const Expr* cs = g.colStride;

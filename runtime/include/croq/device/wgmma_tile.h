@@ -109,25 +109,28 @@ CROQ_DEVICE void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* sr
 //
 // One thread (`rank` 0: thread 0 of the CTA, or of an `inthreads` region)
 // loads `Boxes` boxes of BoxRows x BoxCols elements at global
-// (r0, c0 + b * BoxCols) into consecutive column blocks of `dst` (`rows` rows
-// each; a swizzled tile's blocks, or one dense box), all completing on `bar`.
+// (r0, c0 + b * BoxCols) to dst + b * box_stride (the column blocks of a
+// swizzled tile, whose blocks are box_stride elements apart, or one dense
+// box), all completing on `bar`. `dst` may be a stage of a larger buffer:
+// 128-byte aligned, and at a multiple of the swizzle period (8 rows of a
+// block) when swizzled.
 // tma_load_tile arrives on `bar` expecting the bytes, and everyone waits with
 // tma_wait; tma_issue_tile only issues the copies, for an event whose
 // trigger arrives and expects them (croq/device/event.h arrive_tx).
 template <typename T, int BoxRows, int BoxCols, int Boxes>
-CROQ_DEVICE void tma_issue_tile(T* dst, int rows, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
+CROQ_DEVICE void tma_issue_tile(T* dst, int box_stride, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
                                 int rank) {
   if (rank != 0) return;
 #pragma unroll
-  for (int b = 0; b < Boxes; ++b) tma::load_2d(dst + b * rows * BoxCols, map, bar, r0, c0 + b * BoxCols);
+  for (int b = 0; b < Boxes; ++b) tma::load_2d(dst + b * box_stride, map, bar, r0, c0 + b * BoxCols);
 }
 
 template <typename T, int BoxRows, int BoxCols, int Boxes>
-CROQ_DEVICE void tma_load_tile(T* dst, int rows, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
+CROQ_DEVICE void tma_load_tile(T* dst, int box_stride, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
                                int rank) {
   if (rank != 0) return;
   mbarrier::arrive_expect_tx(bar, static_cast<std::uint32_t>(BoxRows * BoxCols * Boxes * sizeof(T)));
-  tma_issue_tile<T, BoxRows, BoxCols, Boxes>(dst, rows, map, bar, r0, c0, 0);
+  tma_issue_tile<T, BoxRows, BoxCols, Boxes>(dst, box_stride, map, bar, r0, c0, 0);
 }
 
 // Waits for the phase `phase` of `bar` to complete and moves to the next.
