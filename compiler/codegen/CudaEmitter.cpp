@@ -79,7 +79,8 @@ class Emitter {
 
   void kernel(const Kernel& k) {
     line("// " + k.name + ": " + std::to_string(k.threads) + " threads per block, " +
-         std::to_string(k.sharedBytes) + " bytes of shared memory");
+         std::to_string(k.sharedBytes) + " bytes of shared memory" +
+         (k.runtimeSharedBytes ? " and buffers sized at the launch" : ""));
     std::string params;
     for (size_t i = 0; i < k.params.size(); ++i) {
       if (i) params += ", ";
@@ -94,7 +95,8 @@ class Emitter {
                               : "extern __shared__ __align__(1024) unsigned char croq_smem_[];");
       for (const Buffer* b : k.sharedBuffers)
         line(llvm::formatv("{0}* {1} = reinterpret_cast<{0}*>(croq_smem_ + {2});  // {3}", cxxElementType(b->elem),
-                           b->name, b->sharedOffset, shapeText(*b))
+                           b->name, b->sharedOffsetExpr ? printExpr(b->sharedOffsetExpr) : std::to_string(b->sharedOffset),
+                           shapeText(*b))
                  .str());
     }
     for (const Stmt* s : k.body) stmt(s);
@@ -414,7 +416,36 @@ class Emitter {
     return n.empty() ? "1" : n;
   }
 
-  void launch(const HostStmt& h) {
+  /// The dynamic shared memory of a launch whose buffers are sized at run
+  /// time: computed and checked against the device's limit before it.
+  std::string runtimeSharedBytes(const Kernel& k, llvm::StringRef function) {
+    std::string bytes = k.name + "_smem_";
+    line(llvm::formatv("const std::size_t {0} = static_cast<std::size_t>({1});", bytes, printExpr(k.runtimeSharedBytes)).str());
+    std::string buffers;
+    for (const Buffer* b : k.sharedBuffers) {
+      if (!b->runtimeElements) continue;
+      buffers += llvm::formatv("{0}{{\"{1}\", \"{2}\", static_cast<std::size_t>({3}) * {4}}", buffers.empty() ? "" : ", ",
+                               b->sourceName.empty() ? b->name : b->sourceName, shapeText(*b),
+                               printExpr(b->runtimeElements), target::elementBytes(b->elem))
+                     .str();
+    }
+    line(llvm::formatv("croq::check_shared_memory(\"{0}\", \"{1}\", {2}, {{{3}});", function, k.name, bytes, buffers).str());
+    line(llvm::formatv("if ({0} > 48 * 1024) {{", bytes).str());
+    ++indent_;
+    line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                       "static_cast<int>({1})));",
+                       k.name, bytes)
+             .str());
+    line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributePreferredSharedMemoryCarveout, "
+                       "cudaSharedmemCarveoutMaxShared));",
+                       k.name)
+             .str());
+    --indent_;
+    line("}");
+    return bytes;
+  }
+
+  void launch(const HostStmt& h, llvm::StringRef function) {
     const Kernel& k = *h.kernel;
     std::string args;
     for (size_t i = 0; i < k.params.size(); ++i) {
@@ -424,7 +455,9 @@ class Emitter {
     }
     std::string grid;
     for (size_t i = 0; i < k.grid.size(); ++i) grid += (i ? ", " : "") + printExpr(k.grid[i]);
-    if (k.sharedBytes > 48 * 1024) {
+    std::string shared = std::to_string(k.sharedBytes);
+    if (k.runtimeSharedBytes) shared = runtimeSharedBytes(k, function);
+    else if (k.sharedBytes > 48 * 1024) {
       // More than the default 48 KB, and as much of the unified L1 /
       // shared memory as shared memory, so that blocks can share an SM.
       line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
@@ -438,10 +471,10 @@ class Emitter {
     }
     if (options_.cpuTarget)
       line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, k.threads,
-                         k.sharedBytes, args.empty() ? "" : ", ", args)
+                         shared, args.empty() ? "" : ", ", args)
                .str());
     else
-      line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}, {4}>>>({5});", k.name, grid, k.threads, k.sharedBytes,
+      line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}, {4}>>>({5});", k.name, grid, k.threads, shared,
                          h.stream, args)
                .str());
     line("CROQ_CUDA_CHECK(cudaGetLastError());");
@@ -472,7 +505,7 @@ class Emitter {
             line(llvm::formatv("{0}.copy_from_host({1}.data(), {2});", h.buffer->name, h.from, n).str());
           break;
         }
-        case HostStmt::Kind::Launch: launch(h); break;
+        case HostStmt::Kind::Launch: launch(h, f.name); break;
         case HostStmt::Kind::CopyOut:
           line(llvm::formatv("{0}.copy_to_host({1}.data(), {2});", h.buffer->name, h.from, elementCount(*h.buffer))
                    .str());

@@ -453,7 +453,9 @@ class KirPrinter {
   void kernel(const Kernel& k) {
     os_ << "  kernel " << k.name << " grid(";
     for (size_t i = 0; i < k.grid.size(); ++i) os_ << (i ? ", " : "") << printExpr(k.grid[i]);
-    os_ << ") threads(" << k.threads << ") shared(" << k.sharedBytes << " B)" << (k.cooperative ? " cooperative" : "")
+    os_ << ") threads(" << k.threads << ") shared(" << k.sharedBytes << " B"
+        << (k.runtimeSharedBytes ? ", at launch " + printExpr(k.runtimeSharedBytes) + " B" : "") << ")"
+        << (k.cooperative ? " cooperative" : "")
         << " {\n";
     for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << p.cxxType << "\n";
     depth_ = 2;

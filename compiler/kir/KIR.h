@@ -73,6 +73,8 @@ struct Expr;
 /// (`buf[STAGES]`), `slotElements` apart.
 struct Buffer {
   std::string name;
+  /// The name in the `.co` source (for messages); may be empty.
+  std::string sourceName;
   TokenKind elem = TokenKind::eof;
   Space space = Space::Global;
   std::vector<const Expr*> shape;
@@ -81,12 +83,19 @@ struct Buffer {
   /// extent unless padded. Constant buffers only.
   std::int64_t rowStride = 0;
   std::int64_t slotElements = 0;
+  /// A buffer whose extents are known only at launch (spec 5.4): the
+  /// elements of all its slots, an expression over the kernel's parameters;
+  /// null when `slotElements` says it.
+  const Expr* runtimeElements = nullptr;
   /// The strides of every dimension, in elements (from shape and rowStride).
   std::vector<const Expr*> strides;
   unsigned alignBytes = 16;
   /// Shared buffers: the byte offset in the kernel's shared memory, and
   /// whether another buffer may take its space once it is dead.
   std::int64_t sharedOffset = 0;
+  /// Shared buffers of run-time size: their byte offset, placed after every
+  /// buffer of constant size (null for those).
+  const Expr* sharedOffsetExpr = nullptr;
   bool reusable = false;
   /// WGMMA operand tiles: stored K-major in swizzled blocks of this many
   /// bytes per row (croq/device/wgmma_tile.h); 0 for row-major.
@@ -312,6 +321,10 @@ struct Kernel {
   /// Shared buffers declared at kernel scope; their total size.
   std::vector<const Buffer*> sharedBuffers;
   std::int64_t sharedBytes = 0;
+  /// With shared buffers of run-time size: the whole dynamic shared memory
+  /// in bytes, a host expression the wrapper evaluates at the launch (and
+  /// checks against the device's per-block limit); null otherwise.
+  const Expr* runtimeSharedBytes = nullptr;
   bool cooperative = false;
   /// The kernel prints (`print`/`println`): the wrapper waits for it so that
   /// its output appears where the program called the function.

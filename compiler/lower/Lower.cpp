@@ -193,6 +193,7 @@ kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, Toke
                                  llvm::ArrayRef<std::int64_t> arrayDims, llvm::SMLoc loc) {
   kir::Buffer* b = m().buffer();
   b->name = sym ? nameFor(sym) : fresh("buf");
+  if (sym) b->sourceName = sym->name;
   b->elem = elem;
   b->space = space;
   b->loc = loc;
@@ -221,6 +222,11 @@ kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, Toke
     else stride = m().mul(stride, b->shape[d]);
   }
   b->slotElements = stride->isConst() ? stride->intValue : 0;
+  if (!stride->isConst()) {
+    std::int64_t slots = 1;
+    for (std::int64_t a : arrayDims) slots *= a;
+    b->runtimeElements = m().mul(stride, m().intc(slots));
+  }
   if (sym) buffers_[sym] = b;
   return b;
 }
@@ -509,8 +515,10 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       continue;
     }
     kir::Buffer* b = makeBuffer(sym, space, sym->type.elem, sym->type.shape, arrayDims, d->loc());
-    if (b->slotElements <= 0) {
-      unsupported(d->range(), "a buffer whose shape is not constant");
+    // Shared buffers may be sized at the launch (spec 5.4); local ones are
+    // registers or stack of a size fixed at compile time.
+    if (b->slotElements <= 0 && !(space == kir::Space::Shared && b->runtimeElements)) {
+      unsupported(d->range(), "a local buffer whose shape is not constant", "give it a constant shape");
       continue;
     }
     if (space == kir::Space::Shared) {
@@ -537,7 +545,7 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       Stmt* loop = emit(StmtKind::For, d->loc());
       loop->var = iv;
       loop->lo = shared ? m().var("tid_") : m().intc(0);
-      loop->hi = m().intc(b->totalElements());
+      loop->hi = b->runtimeElements ? b->runtimeElements : m().intc(b->totalElements());
       loop->step = threads;
       nested(loop->body, [&] {
         Stmt* st = emit(StmtKind::Store, d->loc());

@@ -29,8 +29,13 @@ std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage
                                              llvm::SMLoc loc) {
   sema::Type type = future->type;
   type.storage = storage;
+  // The source's shape; a dimension known only at run time keeps the
+  // future's symbolic extent (shared storage sized at the launch).
+  sema::SymList symbolic = type.shape;
   type.shape.clear();
-  for (std::int64_t e : src.extents) type.shape.push_back(symbols().constant(e));
+  for (size_t d = 0; d < src.extents.size(); ++d)
+    type.shape.push_back(src.extents[d] >= 0 || d >= symbolic.size() ? symbols().constant(src.extents[d])
+                                                                     : symbolic[d]);
   type.elem = src.buffer->elem;
   kir::Buffer* buffer = futureStorage(future, type, loc);
   if (!buffer) return std::nullopt;
@@ -38,6 +43,8 @@ std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage
   t.buffer = buffer;
   t.offset = m().intc(0);
   t.extents = src.extents;
+  for (size_t d = 0; d < src.extents.size(); ++d)
+    t.runtimeExtents.push_back(src.extents[d] >= 0 ? nullptr : buffer->shape[d]);
   t.strides = buffer->strides;
   t.valid.assign(t.extents.size(), nullptr);
   return t;
@@ -48,6 +55,7 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   kir::Space space = type.storage == Storage::Local ? kir::Space::Local : kir::Space::Shared;
   kir::Buffer* storage = makeBuffer(nullptr, space, type.elem, type.shape, {}, loc);
   storage->name = fresh(future->name + "_storage");
+  storage->sourceName = future->name;
   // WGMMA operands and TMA destinations keep dense rows (swizzled for WGMMA).
   auto sw = swizzled_.find(future);
   if ((sw != swizzled_.end() || tmaDests_.count(future)) && storage->shape.size() == 2 &&
@@ -60,8 +68,8 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
       storage->alignBytes = 1024;
     }
   }
-  if (storage->slotElements <= 0) {
-    unsupported({loc, loc}, "a copy into a new buffer whose shape is not constant");
+  if (storage->slotElements <= 0 && !(space == kir::Space::Shared && storage->runtimeElements)) {
+    unsupported({loc, loc}, "a copy into a new local buffer whose shape is not constant");
     return nullptr;
   }
   // The future's name is a pointer to its current storage.
@@ -70,6 +78,7 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   view->rowStride = storage->rowStride;
   view->strides = storage->strides;
   view->slotElements = storage->slotElements;
+  view->runtimeElements = storage->runtimeElements;
   view->swizzleBytes = storage->swizzleBytes;
   view->alignBytes = storage->alignBytes;
   std::vector<Stmt*>* saved = out_;
@@ -146,9 +155,24 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
   }
   bool fence = scope == kir::Scope::Cta || scope == kir::Scope::Warp;
   if (fence) barrier(scope, loc);
+  kir::Tile d2 = dst, s2 = src;
+  collapseContiguousDims(d2, s2);
+  bool runtimeExtent = llvm::any_of(d2.extents, [](std::int64_t e) { return e < 0; }) ||
+                       llvm::any_of(s2.extents, [](std::int64_t e) { return e < 0; });
+  if (runtimeExtent || d2.rank() > 2) {
+    if (dst.buffer->swizzleBytes) {
+      unsupported({loc, loc}, "a copy of more than two dimensions, or of a run-time size, into a WGMMA operand");
+      return;
+    }
+    // Synchronous element by element (an `.async` one is complete before
+    // its wait, which still synchronizes).
+    emitElementCopy(d2, s2, threads, rank, zfill, loc);
+    if (fence) barrier(scope, loc);
+    return;
+  }
   Stmt* c = emit(StmtKind::Copy, loc);
-  c->dst = dst;
-  c->src = src;
+  c->dst = d2;
+  c->src = s2;
   c->scope = scope;
   c->threads = threads;
   c->rank = rank;
@@ -161,6 +185,106 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
     f->text = "croq::fence_proxy_async_shared();";
   }
   if (!async && fence) barrier(scope, loc);
+}
+
+namespace {
+bool sameExpr(const Expr* a, const Expr* b) { return a == b || kir::printExpr(a) == kir::printExpr(b); }
+}  // namespace
+
+void Lowerer::collapseContiguousDims(kir::Tile& dst, kir::Tile& src) {
+  // Dimensions d and d + 1 merge when both sides store d + 1 densely inside
+  // d and neither cuts d + 1 short, so that a rank-3+ copy becomes the 2-D
+  // copy of the tile runtime (rows of the merged outer dimensions).
+  auto mergeable = [&](const kir::Tile& t, size_t d) {
+    if (t.extents[d] < 0 || t.extents[d + 1] < 0 || t.valid[d + 1] || t.buffer->swizzleBytes) return false;
+    return sameExpr(t.strides[d], m().mul(t.strides[d + 1], m().intc(t.extents[d + 1])));
+  };
+  size_t d = 0;
+  while (dst.rank() > 2 && src.rank() == dst.rank() && d + 2 < dst.rank()) {
+    if (!mergeable(dst, d) || !mergeable(src, d)) {
+      ++d;
+      continue;
+    }
+    for (kir::Tile* t : {&dst, &src}) {
+      const std::int64_t inner = t->extents[d + 1];
+      if (t->valid[d]) t->valid[d] = m().mul(t->valid[d], m().intc(inner));
+      t->extents[d] *= inner;
+      t->strides[d] = t->strides[d + 1];
+      t->extents.erase(t->extents.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+      t->strides.erase(t->strides.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+      t->valid.erase(t->valid.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+      if (t->runtimeExtents.size() > d + 1)
+        t->runtimeExtents.erase(t->runtimeExtents.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+    }
+  }
+}
+
+void Lowerer::emitElementCopy(const kir::Tile& dst, const kir::Tile& src, std::int64_t threads, const Expr* rank,
+                              bool zfill, llvm::SMLoc loc) {
+  auto extent = [&](const kir::Tile& t, size_t d) {
+    return t.extents[d] >= 0 ? m().intc(t.extents[d]) : t.runtimeExtents[d];
+  };
+  // The destination's box, every element once over the threads: element e
+  // is at coordinates (e / inner) % extent in each dimension.
+  size_t rank_ = dst.rank();
+  const Expr* total = m().intc(1);
+  for (size_t d = 0; d < rank_; ++d) total = m().mul(total, extent(dst, d));
+  std::string e = fresh("e");
+  Stmt* loop = emit(StmtKind::For, loc);
+  loop->var = e;
+  loop->lo = rank;
+  loop->hi = total;
+  loop->step = threads;
+  nested(loop->body, [&] {
+    std::vector<const Expr*> coord(rank_);
+    const Expr* inner = m().intc(1);
+    for (size_t d = rank_; d-- > 0;) {
+      std::string c = fresh("c");
+      Stmt* let = emit(StmtKind::Let, loc);
+      let->var = c;
+      let->type = kir::ScalarType::integer();
+      let->value = m().mod(m().div(m().var(e), inner), extent(dst, d));
+      coord[d] = m().var(c);
+      inner = m().mul(inner, extent(dst, d));
+    }
+    const Expr* dstIn = dst.inside;
+    const Expr* srcIn = src.inside;
+    const Expr* dstAt = dst.offset;
+    const Expr* srcAt = src.offset;
+    for (size_t d = 0; d < rank_; ++d) {
+      if (dst.valid[d]) dstIn = m().logicalAnd(dstIn, m().lt(coord[d], dst.valid[d]));
+      const Expr* sv = src.valid[d];
+      if (!sv && src.extents[d] < 0) sv = src.runtimeExtents[d];
+      if (!sv && src.extents[d] >= 0 && dst.extents[d] != src.extents[d]) sv = m().intc(src.extents[d]);
+      if (sv) srcIn = m().logicalAnd(srcIn, m().lt(coord[d], sv));
+      dstAt = m().add(dstAt, m().mul(coord[d], dst.strides[d]));
+      srcAt = m().add(srcAt, m().mul(coord[d], src.strides[d]));
+    }
+    kir::ScalarType t = kir::ScalarType::element(dst.buffer->elem);
+    auto store = [&](const Expr* value) {
+      Stmt* st = emit(StmtKind::Store, loc);
+      st->buffer = dst.buffer;
+      st->index = dstAt;
+      st->op = "=";
+      st->value = value;
+    };
+    std::vector<Stmt*>* into = out_;
+    if (dstIn) {
+      Stmt* guard = emit(StmtKind::If, loc);
+      guard->cond = dstIn;
+      into = &guard->body;
+    }
+    nested(*into, [&] {
+      if (!srcIn) {
+        store(m().convert(m().load(src.buffer, srcAt), t));
+        return;
+      }
+      Stmt* inside = emit(StmtKind::If, loc);
+      inside->cond = srcIn;
+      nested(inside->body, [&] { store(m().convert(m().load(src.buffer, srcAt), t)); });
+      if (zfill) nested(inside->elseBody, [&] { store(m().convert(m().intc(0), t)); });
+    });
+  });
 }
 
 void Lowerer::lowerDma(const DmaStmt* d) {
@@ -225,14 +349,6 @@ void Lowerer::lowerDma(const DmaStmt* d) {
     settle(*src, *dstPeek);
     settle(*dstPeek, *src);
   }
-  for (size_t i = 0; i < src->extents.size(); ++i) {
-    if (src->extents[i] <= 0) {
-      diags_.report(d->source->loc(), DiagKind::err_lower_nonconstant_tile, "the copy source", i,
-                    sym::print(sema_.typeOf(d->source) && i < sema_.typeOf(d->source)->shape.size() ? sema_.typeOf(d->source)->shape[i] : nullptr))
-          .range(d->source->range());
-      return;
-    }
-  }
   const sema::Symbol* future = futureOf(d);
   std::optional<kir::Tile> dst;
   if (d->dest) {
@@ -245,12 +361,6 @@ void Lowerer::lowerDma(const DmaStmt* d) {
     }
     dst = futureTile(future, d->destStorage, *src, d->loc());
     if (!dst) return;
-  }
-  for (size_t i = 0; i < dst->extents.size(); ++i) {
-    if (dst->extents[i] <= 0) {
-      diags_.report(d->loc(), DiagKind::err_lower_nonconstant_tile, "`dma.copy`", i, "runtime extent");
-      return;
-    }
   }
   if (dst->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(dst->buffer));
 

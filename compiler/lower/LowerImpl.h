@@ -61,6 +61,12 @@ class Lowerer {
   /// far: a stream wait when that went on another stream.
   void orderAfterPreviousWork(const std::string& stream, llvm::SMLoc loc);
   void lowerPrint(const ast::PrintStmt* p);
+  /// Merges dimensions both tiles of a copy store densely into one.
+  void collapseContiguousDims(kir::Tile& dst, kir::Tile& src);
+  /// A copy of any rank and run-time extents, element by element over
+  /// `threads` threads (this one being `rank`).
+  void emitElementCopy(const kir::Tile& dst, const kir::Tile& src, std::int64_t threads, const Expr* rank, bool zfill,
+                       llvm::SMLoc loc);
   /// `buffer[index]` as a value (device code only).
   const Expr* loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where);
   void lowerKernel(const ast::ParallelStmt* root, const sema::KernelInfo& info);

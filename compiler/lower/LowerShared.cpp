@@ -8,7 +8,10 @@
 // thread can still read the old buffer while another writes the new one (a
 // GEMM's output staging tile reuses its copy ring, spec 21.2). Storage of
 // futures (`=> shared`) is reached through pointers that `swap` exchanges
-// and is never shared.
+// and is never shared. Buffers whose size is known only at the launch come
+// after all of these, one after another (no reuse), at offsets the kernel
+// computes from its parameters; the wrapper sizes the dynamic shared memory
+// with the same expression.
 #include "lower/LowerImpl.h"
 
 #include <algorithm>
@@ -58,7 +61,11 @@ void Lowerer::placeSharedBuffers(kir::Kernel& k) {
     std::int64_t first = -1, last = -1;
   };
   std::vector<Life> lives;
-  for (const kir::Buffer* b : k.sharedBuffers) lives.push_back({const_cast<kir::Buffer*>(b)});
+  std::vector<kir::Buffer*> sizedAtLaunch;
+  for (const kir::Buffer* b : k.sharedBuffers) {
+    if (b->runtimeElements) sizedAtLaunch.push_back(const_cast<kir::Buffer*>(b));
+    else lives.push_back({const_cast<kir::Buffer*>(b)});
+  }
   for (size_t i = 0; i < body.size(); ++i) {
     llvm::DenseSet<const kir::Buffer*> used;
     collect(body[i], used);
@@ -110,6 +117,15 @@ void Lowerer::placeSharedBuffers(kir::Kernel& k) {
     placed.push_back(idx);
   }
   k.sharedBytes = total;
+  if (sizedAtLaunch.empty()) return;
+  const kir::Expr* end = m().intc(alignUp(total, 1024));
+  for (kir::Buffer* b : sizedAtLaunch) {
+    std::int64_t align = std::max<std::int64_t>(128, b->alignBytes);
+    b->sharedOffsetExpr = end;
+    const kir::Expr* bytes = m().mul(b->runtimeElements, m().intc(target::elementBytes(b->elem)));
+    end = m().mul(m().cdiv(m().add(end, bytes), m().intc(align)), m().intc(align));
+  }
+  k.runtimeSharedBytes = end;
 }
 
 }  // namespace croqc::lower

@@ -632,7 +632,8 @@ void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
     for (size_t i = 0; i < shape->size(); ++i) {
       std::optional<std::int64_t> c = sym::constantValue((*shape)[i]);
       if (c && *c <= 0) report(d->range(), DiagKind::err_buffer_dim_not_positive, i, decl.name, *c);
-      if (!c && (storage == Storage::Shared || storage == Storage::Local) && !sym::isUnknown((*shape)[i]))
+      // Shared buffers may be sized at the launch (spec 5.4); local ones not.
+      if (!c && storage == Storage::Local && !sym::isUnknown((*shape)[i]))
         report(d->dims.size() == shape->size() ? d->dims[i]->range() : d->range(), DiagKind::err_buffer_shape_not_static,
                storageName(storage), decl.name, i, sym::print((*shape)[i]));
     }

@@ -115,7 +115,7 @@ void Checker::checkDma(const DmaStmt* d) {
     dst.elem = src.elem;
     dst.storage = d->destStorage;
     dst.shape = produced;
-    if (!src.isError() && (d->destStorage == Storage::Shared || d->destStorage == Storage::Local)) {
+    if (!src.isError() && d->destStorage == Storage::Local) {
       for (size_t i = 0; i < produced.size(); ++i) {
         if (!sym::constantValue(produced[i]) && !sym::isUnknown(produced[i]))
           report(d->source->range(), DiagKind::err_buffer_shape_not_static, storageName(d->destStorage), "=> " +

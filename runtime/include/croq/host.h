@@ -11,6 +11,8 @@
 //   gpu_timer, time_ms                        CUDA-event timing
 //   device_buffer<T>(count, stream)           owning device memory, ordered on a stream
 //   stream_wait(waiter, producer)             later work on `waiter` waits for `producer`'s
+//   check_shared_memory(fn, kernel, bytes, {{buffer, shape, bytes}, ...})
+//                                             a launch's run-time sized shared memory fits a block
 //   poison(ptr, count)                        fill device memory with 0xFF bytes (NaN / -1)
 //
 // Random fills draw from one process-wide generator. Its seed is fresh on every
@@ -27,6 +29,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -532,6 +535,37 @@ class device_buffer {
   std::size_t count_ = 0;
   cudaStream_t stream_ = nullptr;
 };
+
+// One shared buffer whose size is known at the launch, for the message of
+// check_shared_memory.
+struct shared_buffer_size {
+  const char* name;
+  const char* shape;
+  std::size_t bytes;
+};
+
+// Before launching `kernel` of `__co__` function `function` with `bytes` of
+// dynamic shared memory: when that is more than a block of the current device
+// may have, prints which buffers need how much and exits (instead of a launch
+// that fails with an opaque error).
+inline void check_shared_memory(const char* function, const char* kernel, std::size_t bytes,
+                                std::initializer_list<shared_buffer_size> buffers) {
+  int device = 0;
+  int limit = 0;
+  CROQ_CUDA_CHECK(cudaGetDevice(&device));
+  CROQ_CUDA_CHECK(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes <= static_cast<std::size_t>(limit)) return;
+  std::fprintf(stderr, "croq: %s: kernel %s needs %zu bytes of shared memory, more than the %d bytes a block can have on this device:\n",
+               function, kernel, bytes, limit);
+  for (const shared_buffer_size& b : buffers)
+    std::fprintf(stderr, "  shared buffer `%s` (%s): %zu bytes\n", b.name, b.shape, b.bytes);
+  std::fprintf(stderr, "  (buffers of constant size and alignment: %zu bytes)\n", [&] {
+    std::size_t rest = bytes;
+    for (const shared_buffer_size& b : buffers) rest -= b.bytes < rest ? b.bytes : rest;
+    return rest;
+  }());
+  std::exit(EXIT_FAILURE);
+}
 
 // Work enqueued on `waiter` after this call starts only once the work enqueued
 // on `producer` so far is done; the host does not wait.
