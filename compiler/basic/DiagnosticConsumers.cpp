@@ -1,6 +1,8 @@
 // Renderers for diagnostics: clang-style text through llvm::SourceMgr, and
 // JSON lines for tools.
+#include <llvm/Support/ConvertUTF.h>
 #include <llvm/Support/Format.h>
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
@@ -19,6 +21,40 @@ llvm::SourceMgr::DiagKind toLLVM(Severity s) {
   return llvm::SourceMgr::DK_Error;
 }
 
+/// `text` as a terminal may show it: the bytes a terminal would act on (C0
+/// controls but tab, DEL, the C1 controls U+0080-U+009F, bytes that are not
+/// UTF-8) written as `<U+001B>` or `<FF>`, so that a source file cannot
+/// send escape sequences through croqc's diagnostics. `offsets`, if given,
+/// gets the offset in the result of each byte of `text` and of its end.
+std::string escapeForTerminal(llvm::StringRef text, std::vector<unsigned>* offsets) {
+  std::string out;
+  out.reserve(text.size());
+  if (offsets) offsets->assign(text.size() + 1, 0);
+  for (size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    size_t length = 1;
+    std::string shown;
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t') || c == 0x7f) shown = llvm::formatv("<U+{0:X-4}>", unsigned(c)).str();
+    } else {
+      unsigned expected = llvm::getNumBytesForUTF8(c);
+      const auto* begin = reinterpret_cast<const llvm::UTF8*>(text.data() + i);
+      if (expected < 2 || i + expected > text.size() || !llvm::isLegalUTF8Sequence(begin, begin + expected)) {
+        shown = llvm::formatv("<{0:X-2}>", unsigned(c)).str();
+      } else {
+        length = expected;
+        auto next = static_cast<unsigned char>(text[i + 1]);
+        if (c == 0xc2 && next < 0xa0) shown = llvm::formatv("<U+{0:X-4}>", unsigned(next)).str();
+      }
+    }
+    for (size_t k = 0; offsets && k < length; ++k) (*offsets)[i + k] = static_cast<unsigned>(out.size());
+    out += shown.empty() ? text.substr(i, length).str() : shown;
+    i += length;
+  }
+  if (offsets) offsets->back() = static_cast<unsigned>(out.size());
+  return out;
+}
+
 class TextConsumer final : public DiagnosticConsumer {
  public:
   TextConsumer(llvm::SourceMgr& sm, llvm::raw_ostream& os, bool color)
@@ -34,7 +70,7 @@ class TextConsumer final : public DiagnosticConsumer {
       if (color_) os_.changeColor(llvm::raw_ostream::GREEN, true);
       os_ << "  hint: ";
       if (color_) os_.resetColor();
-      os_ << d.hint << "\n";
+      os_ << escapeForTerminal(d.hint, nullptr) << "\n";
     }
   }
 
@@ -51,7 +87,15 @@ class TextConsumer final : public DiagnosticConsumer {
  private:
   void print(Severity sev, llvm::SMLoc loc, const std::string& msg, llvm::ArrayRef<llvm::SMRange> ranges) {
     if (loc.isValid() && sm_.FindBufferContainingLoc(loc) != 0) {
-      sm_.PrintMessage(os_, loc, toLLVM(sev), msg, ranges, {}, color_);
+      llvm::SMDiagnostic d = sm_.GetMessage(loc, toLLVM(sev), msg, ranges, {});
+      std::vector<unsigned> offsets;
+      std::string line = escapeForTerminal(d.getLineContents(), &offsets);
+      auto column = [&](int c) { return c < 0 ? c : static_cast<int>(offsets[std::min<size_t>(c, offsets.size() - 1)]); };
+      std::vector<std::pair<unsigned, unsigned>> shownRanges;
+      for (auto [first, last] : d.getRanges()) shownRanges.emplace_back(column(first), column(last));
+      llvm::SMDiagnostic shown(sm_, d.getLoc(), d.getFilename(), d.getLineNo(), column(d.getColumnNo()), d.getKind(),
+                               escapeForTerminal(d.getMessage(), nullptr), line, shownRanges);
+      sm_.PrintMessage(os_, shown, color_);
       return;
     }
     if (color_) os_.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
@@ -64,7 +108,7 @@ class TextConsumer final : public DiagnosticConsumer {
     }
     os_ << severityName(sev) << ": ";
     if (color_) os_.changeColor(llvm::raw_ostream::SAVEDCOLOR, true);
-    os_ << msg;
+    os_ << escapeForTerminal(msg, nullptr);
     if (color_) os_.resetColor();
     os_ << "\n";
   }

@@ -174,6 +174,17 @@ class Emitter {
              .str());
   }
 
+  /// The `if` that is all of `s`'s `else` (apart from comments), or null.
+  static const Stmt* elseIfArm(const Stmt* s) {
+    const Stmt* only = nullptr;
+    for (const Stmt* e : s->elseBody) {
+      if (e->kind == StmtKind::Comment) continue;
+      if (only || e->kind != StmtKind::If) return nullptr;
+      only = e;
+    }
+    return only;
+  }
+
   void stmt(const Stmt* s) {
     switch (s->kind) {
       case StmtKind::Block:
@@ -190,15 +201,29 @@ class Emitter {
         line("}");
         return;
       }
-      case StmtKind::If:
+      case StmtKind::If: {
         line("if (" + printExpr(s->cond) + ") {");
         block(s->body);
-        if (!s->elseBody.empty()) {
+        // An `else` holding only an `if` (and the comments before it) is an
+        // `else if` arm: printed flat, as written, however long the chain.
+        const Stmt* arm = s;
+        while (const Stmt* next = elseIfArm(arm)) {
+          // The arm's comments close the block before it.
+          ++indent_;
+          for (const Stmt* c : arm->elseBody)
+            if (c != next) stmt(c);
+          --indent_;
+          line("} else if (" + printExpr(next->cond) + ") {");
+          block(next->body);
+          arm = next;
+        }
+        if (!arm->elseBody.empty()) {
           line("} else {");
-          block(s->elseBody);
+          block(arm->elseBody);
         }
         line("}");
         return;
+      }
       case StmtKind::While:
         line("while (" + printExpr(s->cond) + ") {");
         block(s->body);

@@ -125,9 +125,14 @@ bool buildBinary(const Options& opts, llvm::StringRef source, const std::string&
     return false;
   }
   TemporaryFile removeTemp(temp);
+  // Only what the compiler itself writes there becomes the output.
+  llvm::sys::fs::remove(temp);
   bool built = opts.target == Target::Cpu ? compileWithHostCompiler(opts, source, temp, diags)
                                           : compileWithNvcc(opts, source, temp, diags);
   if (!built) return false;
+  // A stand-in compiler that succeeds without writing (`--nvcc=/bin/true`)
+  // leaves nothing to write.
+  if (!llvm::sys::fs::exists(temp)) return true;
   auto binary = llvm::MemoryBuffer::getFile(temp, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!binary) {
     diags.report({}, DiagKind::err_cannot_open_file, std::string(temp), binary.getError().message());

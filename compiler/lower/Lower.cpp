@@ -875,6 +875,43 @@ void Lowerer::checkHostCodeForCpu(llvm::StringRef code, llvm::SMLoc loc) {
   }
 }
 
+std::optional<std::string> Lowerer::numberNamedAsmOperands(const ast::AsmStmt& a) {
+  // nvcc stops with an internal error on `%[name]`: each becomes the
+  // operand's number (outputs first, then inputs), as GCC numbers them.
+  auto number = [&](llvm::StringRef name) -> std::optional<size_t> {
+    for (size_t i = 0; i < a.outputs.size(); ++i)
+      if (a.outputs[i].symbolicName == name) return i;
+    for (size_t i = 0; i < a.inputs.size(); ++i)
+      if (a.inputs[i].symbolicName == name) return a.outputs.size() + i;
+    return std::nullopt;
+  };
+  llvm::StringRef t = a.asmTemplate;
+  std::string out;
+  for (size_t i = 0; i < t.size(); ++i) {
+    out += t[i];
+    if (t[i] != '%' || i + 1 >= t.size()) continue;
+    // `%%` is a literal percent; `%[name]` and `%c[name]` (with a modifier
+    // letter) name an operand.
+    if (t[i + 1] == '%') {
+      out += t[++i];
+      continue;
+    }
+    size_t open = llvm::isAlpha(t[i + 1]) && i + 2 < t.size() && t[i + 2] == '[' ? i + 2 : i + 1;
+    if (t[open] != '[') continue;
+    size_t close = t.find(']', open);
+    if (close == llvm::StringRef::npos) continue;
+    llvm::StringRef name = t.slice(open + 1, close);
+    std::optional<size_t> n = number(name);
+    if (!n) {
+      diags_.report(a.loc(), DiagKind::err_asm_unknown_operand_name, name).range(a.range());
+      return std::nullopt;
+    }
+    out += t.slice(i + 1, open).str() + std::to_string(*n);
+    i = close;
+  }
+  return out;
+}
+
 void Lowerer::lowerCpp(const ast::Stmt* s) {
   if (const auto* c = llvm::dyn_cast<CppStmt>(s)) {
     if (cpuTarget() && containsInlineAsm(c->code)) {
@@ -890,8 +927,10 @@ void Lowerer::lowerCpp(const ast::Stmt* s) {
   }
   const auto* a = llvm::cast<AsmStmt>(s);
   std::string text = a->isVolatile ? "asm volatile(" : "asm(";
+  std::optional<std::string> positional = numberNamedAsmOperands(*a);
+  if (!positional) return;
   std::string tmpl;
-  for (char ch : a->asmTemplate) {
+  for (char ch : *positional) {
     if (ch == '"' || ch == '\\') tmpl += '\\';
     if (ch == '\n') {
       tmpl += "\\n";
@@ -904,7 +943,6 @@ void Lowerer::lowerCpp(const ast::Stmt* s) {
     std::string r;
     for (size_t i = 0; i < ops.size(); ++i) {
       if (i) r += ", ";
-      if (!ops[i].symbolicName.empty()) r += "[" + ops[i].symbolicName.str() + "] ";
       r += "\"" + ops[i].constraint.str() + "\"(" + printExpr(lowerExpr(ops[i].value)) + ")";
     }
     return r;

@@ -47,6 +47,9 @@ std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage
     t.runtimeExtents.push_back(src.extents[d] >= 0 ? nullptr : buffer->shape[d]);
   t.strides = buffer->strides;
   t.valid.assign(t.extents.size(), nullptr);
+  // A swizzled WGMMA operand tile is placed by its 2-D origin: the whole
+  // buffer starts at (0, 0).
+  if (buffer->swizzleBytes) t.row0 = t.col0 = m().intc(0);
   return t;
 }
 

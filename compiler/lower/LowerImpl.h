@@ -83,6 +83,9 @@ class Lowerer {
   void lowerIf(const ast::IfStmt* s);
   void lowerWhile(const ast::WhileStmt* s);
   void lowerSync(const ast::SyncStmt* s);
+  /// The template of `a` with each `%[name]` replaced by the operand's
+  /// number; nullopt after a diagnostic for a name no operand has.
+  std::optional<std::string> numberNamedAsmOperands(const ast::AsmStmt& a);
   void lowerCpp(const ast::Stmt* s);
   /// `--target=cpu`: host and `__device__` code that only a GPU can run
   /// (inline PTX, CUDA device functions the CPU runtime lacks) is reported

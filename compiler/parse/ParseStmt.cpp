@@ -569,17 +569,39 @@ Stmt* Parser::parseWhile() {
 }
 
 /// if := 'if' '(' expr ')' body ['else' body]
+///
+/// An `else if` chain is read in a loop, not by recursion: its arms follow
+/// one another at one depth, so a long flat chain is not deep nesting.
 Stmt* Parser::parseIf() {
-  SMLoc start = tok().loc;
-  consume();
-  Token open = tok();
-  if (!expect(TokenKind::l_paren, "`(` after `if`")) return nullptr;
-  Expr* cond = parseExpr();
-  if (!cond || !expectClose(TokenKind::r_paren, open)) return nullptr;
-  Stmt* then = parseBody();
+  struct Arm {
+    SMLoc start;
+    Expr* cond;
+    Stmt* then;
+  };
+  llvm::SmallVector<Arm, 4> arms;
   Stmt* otherwise = nullptr;
-  if (consumeIf(TokenKind::kw_else)) otherwise = parseBody();
-  return ctx_.create<IfStmt>(rangeFrom(start), cond, then, otherwise);
+  while (true) {
+    SMLoc start = tok().loc;
+    consume();
+    Token open = tok();
+    if (!expect(TokenKind::l_paren, "`(` after `if`")) return nullptr;
+    Expr* cond = parseExpr();
+    if (!cond || !expectClose(TokenKind::r_paren, open)) return nullptr;
+    Stmt* then = parseBody();
+    arms.push_back({start, cond, then});
+    if (!consumeIf(TokenKind::kw_else)) break;
+    if (tok().isNot(TokenKind::kw_if)) {
+      otherwise = parseBody();
+      break;
+    }
+    if (arms.size() == kMaxElseIfArms) {
+      errorAt(tok().range(), DiagKind::err_else_if_chain_too_long, kMaxElseIfArms);
+      return nullptr;
+    }
+  }
+  for (auto it = arms.rbegin(); it != arms.rend(); ++it)
+    otherwise = ctx_.create<IfStmt>(rangeFrom(it->start), it->cond, it->then, otherwise);
+  return otherwise;
 }
 
 /// inthreads := 'inthreads' ['.async'] '(' expr ')' body

@@ -41,6 +41,9 @@ class Parser {
   /// Deeper nesting than this is reported instead of recursing further, so
   /// that no input can exhaust the stack.
   static constexpr unsigned kMaxNesting = 256;
+  /// Arms of one `else if` chain: read in a loop, but sema and lowering walk
+  /// the chain as the nested `if`s it means.
+  static constexpr unsigned kMaxElseIfArms = 2048;
 
   // Token stream.
   const Token& tok() const { return toks_[pos_]; }

@@ -16,3 +16,6 @@
 #include "croq/cpu/device.h"
 #include "croq/cpu/wgmma.h"
 #endif
+#if defined(__CUDACC__) || defined(CROQ_CPU_RUNTIME)
+#include "croq/builtins.h"
+#endif

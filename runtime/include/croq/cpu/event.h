@@ -105,4 +105,8 @@ inline void named_barrier_sync(std::uint32_t id, std::uint32_t thread_count, con
   if (auto* r = cpu::detail::active_runner) r->sync_named(id, thread_count, {"a named barrier", file, line});
 }
 
+inline void named_barrier_arrive(std::uint32_t id, std::uint32_t thread_count) {
+  if (auto* r = cpu::detail::active_runner) r->arrive_named(id, thread_count);
+}
+
 }  // namespace croq

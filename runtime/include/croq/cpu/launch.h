@@ -209,16 +209,21 @@ class BlockRunner {
   // Named barrier `id` (bar.sync id, count): returns once `count` threads
   // have reached it.
   void sync_named(unsigned id, unsigned count, const Site& site) {
+    if (arrive_named(id, count)) return;
+    named_[id % kNamedBarriers].waiters.push_back(current_->tid);
+    wait_here(site);
+  }
+
+  // bar.arrive id, count: counts toward the named barrier without waiting.
+  // Returns true when this arrival completed it (the waiters go on).
+  bool arrive_named(unsigned id, unsigned count) {
     NamedBarrier& b = named_[id % kNamedBarriers];
     if (b.arrived == 0) b.expected = count;
-    if (++b.arrived >= b.expected) {
-      b.arrived = 0;
-      for (unsigned t : b.waiters) make_ready(t);
-      b.waiters.clear();
-      return;
-    }
-    b.waiters.push_back(current_->tid);
-    wait_here(site);
+    if (++b.arrived < b.expected) return false;
+    b.arrived = 0;
+    for (unsigned t : b.waiters) make_ready(t);
+    b.waiters.clear();
+    return true;
   }
 
   // Blocks the running thread until `done()` holds; `key` (an event's
