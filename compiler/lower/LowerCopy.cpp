@@ -112,11 +112,11 @@ void Lowerer::emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope sc
     unsupported({loc, loc}, "a copy out of a buffer that warpgroup MMAs read");
     return;
   }
-  if (dst.buffer->swizzleBytes && scope != kir::Scope::Cta) {
+  if (dst.buffer->swizzleBytes && scope != kir::Scope::Cta && scope != kir::Scope::Warpgroup) {
     unsupported({loc, loc}, "a per-warp or per-thread copy into a buffer that warpgroup MMAs read");
     return;
   }
-  bool fence = scope == kir::Scope::Cta || scope == kir::Scope::Warp;
+  bool fence = scope != kir::Scope::Thread;
   if (fence) barrier(scope, loc);
   Stmt* c = emit(StmtKind::Copy, loc);
   c->dst = dst;
@@ -232,10 +232,6 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   else if (deepest == ParallelLevel::Thread) scope = kir::Scope::Thread;
   else if (deepest == ParallelLevel::Group) scope = kir::Scope::Warp;
   else if (deepest == ParallelLevel::Group4) scope = kir::Scope::Warpgroup;
-  if (scope == kir::Scope::Warpgroup) {
-    unsupported(d->range(), "a copy whose views depend on a warpgroup variable");
-    return;
-  }
 
   bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
   bool zfill = dst->buffer->space != kir::Space::Global;
