@@ -380,11 +380,6 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
                 "store from a buffer that `mma.store` or copies fill");
     return;
   }
-  std::optional<TmaSharedBoxes> box = planTmaShared(src, d->source);
-  if (!box || !settleTmaGlobalTile(*dst, *box, d->dest)) return;
-  const Expr* r0 = nullptr;
-  const Expr* c0 = nullptr;
-  if (!viewOrigin2d(d->dest, r0, c0)) return;
   // Who stores: the block (or its `inthreads` region), or each warpgroup its
   // own tile when the tiles depend on a warpgroup variable (a consumer's
   // `output_s[cidx]`).
@@ -403,6 +398,36 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   } else if (!regionThreads(d->range(), threads, rank)) {
     return;
   }
+  // A tile of part of each row (a staging buffer padded against bank
+  // conflicts) is no dense box: the threads store it themselves.
+  const kir::Buffer* sb = src.buffer;
+  if (src.rank() == 2 && sb->shape.size() == 2 && sb->shape[1]->isConst() && src.extents[1] > 0 &&
+      (src.extents[1] != sb->rowStride || sb->shape[1]->intValue != src.extents[1])) {
+    const sema::Symbol* root = rootSymbol(d->source, nullptr);
+    diags_
+        .report(d->source->loc(), DiagKind::warn_tma_store_plain, sourceText(d->source->range()), src.extents[1],
+                sb->shape[1]->intValue, root ? root->name : sb->name)
+        .range(d->source->range());
+    if (dst->rank() != 2 || dst->extents[0] != src.extents[0] || dst->extents[1] != src.extents[1]) {
+      unsupported(d->range(), "this TMA store", "store a tile into a global tile of the same constant shape");
+      return;
+    }
+    written_.insert(const_cast<kir::Buffer*>(dst->buffer));
+    barrier(scope, d->loc());
+    Stmt* c = emit(StmtKind::Copy, d->loc());
+    c->dst = *dst;
+    c->src = src;
+    c->scope = kir::Scope::Cta;
+    c->threads = threads;
+    c->rank = rank;
+    barrier(scope, d->loc());
+    return;
+  }
+  std::optional<TmaSharedBoxes> box = planTmaShared(src, d->source);
+  if (!box || !settleTmaGlobalTile(*dst, *box, d->dest)) return;
+  const Expr* r0 = nullptr;
+  const Expr* c0 = nullptr;
+  if (!viewOrigin2d(d->dest, r0, c0)) return;
   written_.insert(const_cast<kir::Buffer*>(dst->buffer));
   std::string map = tensorMap(dst->buffer, box->rows, box->boxCols, 0);
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
