@@ -40,6 +40,8 @@ std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage
   t.extents = src.extents;
   t.strides = buffer->strides;
   t.valid.assign(t.extents.size(), nullptr);
+  // A swizzled WGMMA operand tile is addressed by its logical origin.
+  if (buffer->swizzleBytes) t.row0 = t.col0 = m().intc(0);
   return t;
 }
 
