@@ -238,7 +238,9 @@ class Emitter {
         line(s->buffer->name + "[" + printExpr(s->index) + "] " + s->op + " " + printExpr(s->value) + ";");
         return;
       case StmtKind::Barrier:
-        if (s->scope == Scope::Cta && s->count > 0)
+        if (s->scope == Scope::Warpgroup)
+          line(llvm::formatv("croq::named_barrier_sync({0} + tid_ / 128, 128);", s->count).str());
+        else if (s->scope == Scope::Cta && s->count > 0)
           line(llvm::formatv("croq::named_barrier_sync({0}, {1});", s->count, s->threads).str());
         else
           line(s->scope == Scope::Warp ? "__syncwarp();" : "__syncthreads();");

@@ -535,7 +535,8 @@ class KirPrinter {
         return;
       case StmtKind::Barrier:
         os_ << "barrier " << scopeName(s->scope);
-        if (s->count > 0) os_ << " named " << s->count << " (" << s->threads << " threads)";
+        if (s->scope == Scope::Warpgroup) os_ << " named " << s->count << " + warpgroup (128 threads)";
+        else if (s->count > 0) os_ << " named " << s->count << " (" << s->threads << " threads)";
         os_ << "\n";
         return;
       case StmtKind::EventArrive:

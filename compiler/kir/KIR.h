@@ -209,7 +209,8 @@ enum class StmtKind : std::uint8_t {
   Assign,         // var op= value
   Store,          // buffer[index] op= value
   Barrier,        // scope (Cta: __syncthreads, Warp: __syncwarp); a Cta barrier with `count` > 0 is
-                  // named barrier `count` over the `threads` threads of an `inthreads` region
+                  // named barrier `count` over the `threads` threads of an `inthreads` region; a
+                  // Warpgroup barrier is named barrier `count` + (warpgroup index) over its 128 threads
   Copy,           // dst <- src over `scope`; async; zfill
   AsyncCommit,    // cp.async.commit_group
   AsyncWait,      // cp.async.wait_group count (then a CTA barrier)

@@ -124,7 +124,26 @@ void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
   // Inside an `inthreads` region a block barrier is over the region's
   // threads: a named barrier, or nothing for a region of one thread.
   std::int64_t id = 0, threads = kernel_ ? kernel_->threads : 1;
-  if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
+  if (scope == kir::Scope::Warpgroup) {
+    if (!regions_.empty() && (regions_.back().lo % 128 || regions_.back().threads % 128 || !regions_.back().contiguous)) {
+      Region& r = regions_.back();
+      if (!r.reported)
+        unsupported(r.range, "a warpgroup barrier inside an `inthreads` region of parts of warpgroups",
+                    "select whole warpgroups, e.g. `inthreads.async (p >= 1)` over a `: group-4` level");
+      r.reported = true;
+      return;
+    }
+    // Each warpgroup its own named barrier: ids base .. base + warpgroups - 1.
+    if (warpgroupBarrierBase_ == 0) {
+      warpgroupBarrierBase_ = nextNamedBarrier_;
+      nextNamedBarrier_ += std::max<std::int64_t>(1, threads / 128);
+      if (nextNamedBarrier_ > 16)
+        unsupported({loc, loc}, "warpgroup barriers beside this many `inthreads` regions",
+                    "a block has 16 named barriers: one per region and one per warpgroup");
+    }
+    id = warpgroupBarrierBase_;
+    threads = 128;
+  } else if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
     Region& r = regions_.back();
     if (r.threads <= 1) return;
     if (r.barrierId < 0) {
@@ -289,6 +308,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   anyMbarrier_ = false;
   regions_.clear();
   nextNamedBarrier_ = 1;
+  warpgroupBarrierBase_ = 0;
   activeConds_.clear();
   threadLets_.clear();
   events_.clear();
@@ -296,6 +316,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   boundBytes_.clear();
   pendingEventBytes_.clear();
   findEventBoundCopies(root);
+  findViewBindings(root);
   asyncWgmma_ = false;
   commitWaits_ = false;
   wgmmaUncommitted_ = false;
@@ -509,11 +530,6 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       unsupported(d->range(), "a global buffer declared inside a `parallel`", "declare it before the parallel");
       continue;
     }
-    if (space == kir::Space::Shared && !regions_.empty()) {
-      unsupported(d->range(), "a `shared` buffer declared inside an `inthreads` region",
-                  "declare shared buffers at block scope, before the roles (spec 14.4)");
-      continue;
-    }
     kir::Buffer* b = makeBuffer(sym, space, sym->type.elem, sym->type.shape, arrayDims, d->loc());
     // Shared buffers may be sized at the launch (spec 5.4); local ones are
     // registers or stack of a size fixed at compile time.
@@ -540,11 +556,15 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       }
       const Expr* v = m().convert(lowerExpr(value), kir::ScalarType::element(b->elem));
       bool shared = space == kir::Space::Shared;
-      std::int64_t threads = shared ? kernel_->threads : 1;
+      // A shared buffer is filled by the threads of its scope: the block,
+      // or the `inthreads` region it is declared in.
+      std::int64_t threads = 1;
+      const Expr* rank = m().intc(0);
+      if (shared && !regionThreads(d->range(), threads, rank)) continue;
       std::string iv = fresh("e");
       Stmt* loop = emit(StmtKind::For, d->loc());
       loop->var = iv;
-      loop->lo = shared ? m().var("tid_") : m().intc(0);
+      loop->lo = rank;
       loop->hi = b->runtimeElements ? b->runtimeElements : m().intc(b->totalElements());
       loop->step = threads;
       nested(loop->body, [&] {

@@ -152,11 +152,11 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
     unsupported({loc, loc}, "a copy out of a buffer that warpgroup MMAs read");
     return;
   }
-  if (dst.buffer->swizzleBytes && scope != kir::Scope::Cta) {
+  if (dst.buffer->swizzleBytes && scope != kir::Scope::Cta && scope != kir::Scope::Warpgroup) {
     unsupported({loc, loc}, "a per-warp or per-thread copy into a buffer that warpgroup MMAs read");
     return;
   }
-  bool fence = scope == kir::Scope::Cta || scope == kir::Scope::Warp;
+  bool fence = scope != kir::Scope::Thread;
   if (fence) barrier(scope, loc);
   kir::Tile d2 = dst, s2 = src;
   collapseContiguousDims(d2, s2);
@@ -388,10 +388,6 @@ std::optional<kir::Scope> Lowerer::copyScope(const DmaStmt* d, const kir::Tile& 
   else if (deepest == ParallelLevel::Thread) scope = kir::Scope::Thread;
   else if (deepest == ParallelLevel::Group) scope = kir::Scope::Warp;
   else if (deepest == ParallelLevel::Group4) scope = kir::Scope::Warpgroup;
-  if (scope == kir::Scope::Warpgroup) {
-    unsupported(d->range(), "a copy whose views depend on a warpgroup variable");
-    return std::nullopt;
-  }
   return scope;
 }
 

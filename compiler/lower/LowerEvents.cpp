@@ -150,9 +150,17 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
 void Lowerer::lowerEventDecl(const EventDeclStmt* d) {
   auto decls = sema_.declarations.find(d);
   if (decls == sema_.declarations.end()) return;
-  if (frames_.size() != 1 || !regions_.empty()) {
-    unsupported(d->range(), "an event declared inside a role or an inner `parallel`",
-                "declare events at block scope, before the roles (spec 14.4)");
+  // An event is one set of mbarriers for the whole kernel, initialised in
+  // its prologue: declared in a role or an inner `parallel` it is the same,
+  // but a declaration in a loop would be a new event every iteration.
+  bool inLoop = false;
+  forEachStmt(kernelInfo_->root, [&](const ast::Stmt* s) {
+    if ((llvm::isa<ForeachStmt>(s) || llvm::isa<WhileStmt>(s)) && s->range().Start.getPointer() < d->loc().getPointer() &&
+        d->loc().getPointer() < s->range().End.getPointer())
+      inLoop = true;
+  });
+  if (inLoop) {
+    unsupported(d->range(), "an event declared inside a loop", "declare the event before the loop, at block scope");
     return;
   }
   std::int64_t declared = 0;

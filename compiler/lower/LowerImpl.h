@@ -127,6 +127,11 @@ class Lowerer {
   void limitToRuntimeExtents(kir::Tile& tile);
   const sema::Symbol* rootSymbol(const ast::Expr* e, const ast::SubscriptExpr** subscript) const;
   const kir::Buffer* bufferFor(const sema::Symbol* s) const;
+  /// Records the views bound to names (`ref = buf.subspan(R, C).at(s, 0);`)
+  /// before the pre-passes that look for the buffers copies and MMAs use,
+  /// so that `rootSymbol` sees through the names there too, and the
+  /// integers bound to names, so that `deepestLevelUsed` does.
+  void findViewBindings(const ast::Stmt* body);
 
   // ---- Copies (LowerCopy.cpp) ----
   void lowerDma(const ast::DmaStmt* d);
@@ -367,6 +372,9 @@ class Lowerer {
   /// Names bound to views (`lhs_b = lhs.subspan(256).at(b);`): their
   /// expression, walked through when a view is lowered.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> viewBindings_;
+  /// Integers bound by declaration (`cidx = wg - 1;`): their first value,
+  /// for `deepestLevelUsed`.
+  llvm::DenseMap<const sema::Symbol*, const ast::Expr*> scalarBindings_;
   /// Values whose lowering already failed (reported once).
   llvm::DenseSet<const sema::Symbol*> failed_;
   /// Futures of async copies: the runtime variable holding the sequence
@@ -423,6 +431,9 @@ class Lowerer {
   };
   std::vector<Region> regions_;
   std::int64_t nextNamedBarrier_ = 1;
+  /// The named barrier of warpgroup 0 (warpgroup w uses base + w); 0 until
+  /// a warpgroup barrier is needed.
+  std::int64_t warpgroupBarrierBase_ = 0;
   /// Conditions that mask threads at the current statement (parallel level
   /// masks, `inthreads` predicates).
   std::vector<const Expr*> activeConds_;

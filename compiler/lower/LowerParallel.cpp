@@ -46,6 +46,7 @@ const Expr* Lowerer::leaderCondition() {
 
 ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
   ParallelLevel deepest = ParallelLevel::Block;
+  int depth = 0;
   std::function<void(const ast::Expr*)> walk = [&](const ast::Expr* x) {
     if (!x) return;
     if (const auto* n = llvm::dyn_cast<NameExpr>(x)) {
@@ -53,6 +54,16 @@ ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
       if (s && s->kind == sema::Symbol::Kind::ParallelVar && s->level > deepest &&
           s->level != ParallelLevel::Term)
         deepest = s->level;
+      // A name bound to a view or an integer (`cidx = wg - 1`) depends on
+      // what its expression depends on.
+      const ast::Expr* bound = nullptr;
+      if (auto v = viewBindings_.find(s); s && v != viewBindings_.end()) bound = v->second;
+      else if (auto i = scalarBindings_.find(s); s && i != scalarBindings_.end()) bound = i->second;
+      if (bound && depth < 32) {
+        ++depth;
+        walk(bound);
+        --depth;
+      }
       return;
     }
     switch (x->kind()) {

@@ -139,16 +139,19 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
   p.rows = t.extents[0];
   std::int64_t align = 128;
   std::string rule;
+  // A whole buffer (a future's new storage) has its origin at (0, 0).
+  const Expr* row0 = t.row0 ? t.row0 : m().intc(0);
+  const Expr* col0 = t.col0 ? t.col0 : m().intc(0);
   if (const int w = b->swizzleBytes) {
     // A WGMMA operand: column block kb holds `bufRows` rows of w bytes; the
     // copy engine writes one box per block with the same swizzle, which it
     // applies to shared addresses, so a box starts at a multiple of 8 rows
     // (the swizzle period) of a block.
     const std::int64_t perRow = w / elemBytes;
-    if (cols % perRow != 0 || kir::knownMultiple(t.col0) < perRow) {
+    if (cols % perRow != 0 || kir::knownMultiple(col0) < perRow) {
       unsupported(view->range(),
                   llvm::formatv("a TMA copy into columns `{0}` .. `{0}` + {1} of a buffer swizzled in {2}-column blocks",
-                                printExpr(t.col0), cols, perRow)
+                                printExpr(col0), cols, perRow)
                       .str(),
                   llvm::formatv("copy whole {0}-byte column blocks: tiles whose columns start and end at multiples of {1}",
                                 w, perRow)
@@ -158,7 +161,7 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
     p.boxCols = perRow;
     p.boxes = cols / perRow;
     // Block col0 / perRow starts col0 / perRow * bufRows * perRow elements in.
-    p.offset = m().add(t.offset, m().add(m().mul(t.col0, m().intc(bufRows)), m().mul(t.row0, m().intc(perRow))));
+    p.offset = m().add(t.offset, m().add(m().mul(col0, m().intc(bufRows)), m().mul(row0, m().intc(perRow))));
     p.boxStride = m().intc(bufRows * perRow);
     align = 8 * w;
     rule = llvm::formatv("a {0}-byte swizzled box starts at a multiple of 8 rows ({1} bytes) of its column block: take "
@@ -291,6 +294,15 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   std::int64_t threads = 0;
   const Expr* rank = nullptr;
   if (!regionThreads(d->range(), threads, rank)) return;
+  // One thread of the region issues the copy: its tiles must be the same
+  // for every thread of it.
+  ParallelLevel deepest = std::max(deepestLevelUsed(d->source), d->dest ? deepestLevelUsed(d->dest) : ParallelLevel::Block);
+  if (deepest != ParallelLevel::Block && threads > 1) {
+    unsupported(d->range(), "a TMA load whose tiles differ between the threads that run it",
+                "issue it from one thread (`inthreads.async (p == 0 && t == 0)`) or from tiles that depend only on "
+                "block variables");
+    return;
+  }
   if (eventExpr) {
     event = lowerEventRef(eventExpr);
     if (!event) return;
@@ -368,6 +380,49 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
                 "store from a buffer that `mma.store` or copies fill");
     return;
   }
+  // Who stores: the block (or its `inthreads` region), or each warpgroup its
+  // own tile when the tiles depend on a warpgroup variable (a consumer's
+  // `output_s[cidx]`).
+  ParallelLevel deepest = std::max(deepestLevelUsed(d->source), deepestLevelUsed(d->dest));
+  if (deepest == ParallelLevel::Group || deepest == ParallelLevel::Thread) {
+    unsupported(d->range(), "a TMA store whose tiles depend on a warp or thread variable",
+                "store a tile per warpgroup or per block");
+    return;
+  }
+  const kir::Scope scope = deepest == ParallelLevel::Group4 ? kir::Scope::Warpgroup : kir::Scope::Cta;
+  std::int64_t threads = 0;
+  const Expr* rank = nullptr;
+  if (scope == kir::Scope::Warpgroup) {
+    threads = 128;
+    rank = m().mod(m().var("tid_"), m().intc(128));
+  } else if (!regionThreads(d->range(), threads, rank)) {
+    return;
+  }
+  // A tile of part of each row (a staging buffer padded against bank
+  // conflicts) is no dense box: the threads store it themselves.
+  const kir::Buffer* sb = src.buffer;
+  if (src.rank() == 2 && sb->shape.size() == 2 && sb->shape[1]->isConst() && src.extents[1] > 0 &&
+      (src.extents[1] != sb->rowStride || sb->shape[1]->intValue != src.extents[1])) {
+    const sema::Symbol* root = rootSymbol(d->source, nullptr);
+    diags_
+        .report(d->source->loc(), DiagKind::warn_tma_store_plain, sourceText(d->source->range()), src.extents[1],
+                sb->shape[1]->intValue, root ? root->name : sb->name)
+        .range(d->source->range());
+    if (dst->rank() != 2 || dst->extents[0] != src.extents[0] || dst->extents[1] != src.extents[1]) {
+      unsupported(d->range(), "this TMA store", "store a tile into a global tile of the same constant shape");
+      return;
+    }
+    written_.insert(const_cast<kir::Buffer*>(dst->buffer));
+    barrier(scope, d->loc());
+    Stmt* c = emit(StmtKind::Copy, d->loc());
+    c->dst = *dst;
+    c->src = src;
+    c->scope = kir::Scope::Cta;
+    c->threads = threads;
+    c->rank = rank;
+    barrier(scope, d->loc());
+    return;
+  }
   std::optional<TmaSharedBoxes> box = planTmaShared(src, d->source);
   if (!box || !settleTmaGlobalTile(*dst, *box, d->dest)) return;
   const Expr* r0 = nullptr;
@@ -378,7 +433,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
   // Ordinary stores into the tile become visible to the copy engine.
   emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
-  barrier(kir::Scope::Cta, d->loc());
+  barrier(scope, d->loc());
   Stmt* store = emit(StmtKind::TmaStore, d->loc());
   store->cond = ok;
   store->src = src;
@@ -388,9 +443,6 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   store->text = map;
   store->count = 1;
   store->k = m().intc(box->boxCols);
-  std::int64_t threads = 0;
-  const Expr* rank = nullptr;
-  if (!regionThreads(d->range(), threads, rank)) return;
   store->rank = rank;
   nested(store->body, [&] {
     Stmt* c = emit(StmtKind::Copy, d->loc());
@@ -400,7 +452,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
     c->threads = threads;
     c->rank = rank;
   });
-  barrier(kir::Scope::Cta, d->loc());
+  barrier(scope, d->loc());
 }
 
 }  // namespace croqc::lower

@@ -34,6 +34,18 @@ const sema::Symbol* Lowerer::rootSymbol(const ast::Expr* e, const SubscriptExpr*
   return nullptr;
 }
 
+void Lowerer::findViewBindings(const ast::Stmt* body) {
+  forEachStmt(body, [&](const ast::Stmt* s) {
+    const auto* a = llvm::dyn_cast<AssignStmt>(s);
+    if (!a) return;
+    auto decl = sema_.declarations.find(a);
+    if (decl == sema_.declarations.end() || decl->second.empty()) return;
+    const sema::Symbol* sym = decl->second.front();
+    if (sym->type.kind == sema::TypeKind::Data || sym->type.kind == sema::TypeKind::Future) viewBindings_[sym] = a->value;
+    else if (sym->type.kind == sema::TypeKind::Int) scalarBindings_[sym] = a->value;
+  });
+}
+
 const kir::Buffer* Lowerer::bufferFor(const sema::Symbol* s) const {
   auto it = buffers_.find(s);
   return it == buffers_.end() ? nullptr : it->second;
