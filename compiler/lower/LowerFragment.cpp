@@ -28,6 +28,14 @@ void Lowerer::lowerFragDecl(const FragDeclStmt* d) {
   if (decls == sema_.declarations.end()) return;
   for (size_t i = 0; i < d->decls.size() && i < decls->second.size(); ++i) {
     const sema::Symbol* sym = decls->second[i];
+    if (d->dims.empty()) {
+      // `frag.s32 mc[1][2] {0};`: MMA accumulators whose shape comes from use.
+      unsupported(d->decls[i].range, "MMA accumulators declared with `frag." + tokenKindSpelling(d->elem).str() + "`",
+                  "declare each accumulator with `mma.fill`: `mc = mma.fill." + tokenKindSpelling(d->elem).str() +
+                      " 0;`");
+      failed_.insert(sym);
+      continue;
+    }
     if (!d->decls[i].arrayDims.empty()) {
       unsupported(d->decls[i].range, "an array of fragments", "declare each fragment by its own name");
       failed_.insert(sym);
