@@ -448,6 +448,9 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::AssignStmt: comment(s); lowerAssign(llvm::cast<AssignStmt>(s)); return;
     case NodeKind::ScalarDeclStmt: comment(s); lowerScalarDecl(llvm::cast<ScalarDeclStmt>(s)); return;
     case NodeKind::SpannedDeclStmt: comment(s); lowerSpannedDecl(llvm::cast<SpannedDeclStmt>(s)); return;
+    case NodeKind::FragDeclStmt: comment(s); lowerFragDecl(llvm::cast<FragDeclStmt>(s)); return;
+    case NodeKind::ApplyStmt: comment(s); lowerApply(llvm::cast<ApplyStmt>(s)); return;
+    case NodeKind::FragOpStmt: comment(s); lowerFragOp(llvm::cast<FragOpStmt>(s)); return;
     case NodeKind::ParallelStmt: {
       // Each inner parallel gets its own C++ scope for its variables.
       Stmt* b = emit(StmtKind::Block, s->loc());

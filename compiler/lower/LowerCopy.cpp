@@ -109,9 +109,10 @@ void Lowerer::declareCounter(const std::string& name, llvm::SMLoc loc) {
 }
 
 /// Drops the dimensions of extent 1 on both sides of a copy of more than two
-/// dimensions (`[1, 3, 64]` windows of 3-D tensors): the copy routines move
-/// 2-D tiles. A dropped dimension that may lie outside its buffer makes the
-/// whole tile conditional (`inside`).
+/// dimensions (`[1, 3, 64]` windows of 3-D tensors), then merges neighbours
+/// that are contiguous on both sides: the copy routines move 2-D tiles. A
+/// dropped dimension that may lie outside its buffer makes the whole tile
+/// conditional (`inside`).
 void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
   auto inside = [&](const kir::Tile& t, size_t i) { return m().lt(m().intc(0), t.valid[i]); };
   for (size_t i = 0; dst.rank() > 2 && i < dst.rank() && dst.rank() == src.rank();) {
@@ -127,17 +128,34 @@ void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
       if (i < t->valid.size()) t->valid.erase(t->valid.begin() + i);
     }
   }
+  // Then neighbours that are contiguous on both sides become one dimension.
+  auto contiguous = [](const kir::Tile& t, size_t i) {
+    return i + 1 < t.strides.size() && t.strides[i]->isConst() && t.strides[i + 1]->isConst() &&
+           t.strides[i]->intValue == t.extents[i + 1] * t.strides[i + 1]->intValue &&
+           (i + 1 >= t.valid.size() || !t.valid[i + 1]);
+  };
+  for (size_t i = 0; dst.rank() > 2 && i + 1 < dst.rank() && dst.rank() == src.rank();) {
+    if (dst.extents[i + 1] != src.extents[i + 1] || !contiguous(dst, i) || !contiguous(src, i)) {
+      ++i;
+      continue;
+    }
+    for (kir::Tile* t : {&dst, &src}) {
+      std::int64_t inner = t->extents[i + 1];
+      if (i < t->valid.size() && t->valid[i]) t->valid[i] = m().mul(t->valid[i], m().intc(inner));
+      t->extents[i] *= inner;
+      t->strides[i] = t->strides[i + 1];
+      t->extents.erase(t->extents.begin() + i + 1);
+      if (i + 1 < t->runtimeExtents.size()) t->runtimeExtents.erase(t->runtimeExtents.begin() + i + 1);
+      t->strides.erase(t->strides.begin() + i + 1);
+      if (i + 1 < t->valid.size()) t->valid.erase(t->valid.begin() + i + 1);
+    }
+  }
 }
 
 void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::Scope scope, bool async, bool zfill,
                        llvm::SMLoc loc) {
   kir::Tile dst = dstTile, src = srcTile;
   squeezeCopyTiles(dst, src);
-  if (dst.rank() > 2 || src.rank() > 2) {
-    unsupported({loc, loc}, "a copy of a tile with more than two dimensions larger than 1",
-                "copy it in slices (`foreach`) of at most two dimensions");
-    return;
-  }
   std::int64_t threads = scope == kir::Scope::Cta         ? kernel_->threads
                          : scope == kir::Scope::Warpgroup ? 128
                          : scope == kir::Scope::Warp      ? 32

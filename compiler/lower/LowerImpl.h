@@ -141,6 +141,12 @@ class Lowerer {
   /// when WGMMA reads shared memory).
   void waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc);
   void lowerSwap(const ast::SwapStmt* s);
+  void lowerFragDecl(const ast::FragDeclStmt* d);
+  void lowerApply(const ast::ApplyStmt* s);
+  void lowerFragOp(const ast::FragOpStmt* s);
+  const kir::Buffer* fragmentBuffer(const ast::Expr* e, llvm::StringRef what);
+  void fillLocal(const kir::Buffer* b, const Expr* value, llvm::SMLoc loc);
+  void forEachElement(const kir::Buffer* b, llvm::SMLoc loc, llvm::function_ref<void(const Expr*)> body);
   void squeezeCopyTiles(kir::Tile& dst, kir::Tile& src);
   const sema::Symbol* futureOf(const ast::DmaStmt* d);
   std::optional<kir::Scope> copyScope(const ast::DmaStmt* d, const kir::Tile& dst, const kir::Tile& src);

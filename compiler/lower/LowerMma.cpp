@@ -246,7 +246,7 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c) {
     // An accumulator whose `mma.fill` was already reported is not reported again.
-    if (!failed_.count(sema_.references.lookup(s->acc)))
+    if (!failed_.count(rootSymbol(s->acc, nullptr)))
       unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
     return;
   }
@@ -315,7 +315,7 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
   if (wgmma_) return lowerWgmmaStore(s);
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c) {
-    if (!failed_.count(sema_.references.lookup(s->acc)))
+    if (!failed_.count(rootSymbol(s->acc, nullptr)))
       unsupported(s->acc->range(), "an `mma.store` of an accumulator croqc did not see filled");
     return;
   }

@@ -69,7 +69,8 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   const sema::Symbol* root = rootSymbol(e, &sub);
   const kir::Buffer* buf = root ? bufferFor(root) : nullptr;
   if (root && failed_.count(root)) return std::nullopt;
-  if (!t || !buf || (t->kind != sema::TypeKind::Data && t->kind != sema::TypeKind::Future)) {
+  if (!t || !buf ||
+      (t->kind != sema::TypeKind::Data && t->kind != sema::TypeKind::Future && t->kind != sema::TypeKind::Fragment)) {
     unsupported(e->range(), what.str() + " `" + std::string(e->range().Start.getPointer(),
                                                             e->range().End.getPointer()) + "`",
                 "copies and MMA operands must be views of parameters, buffers or futures");

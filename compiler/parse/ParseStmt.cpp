@@ -1311,9 +1311,23 @@ Stmt* Parser::parseSpannedDecl(Storage storage, SMLoc start) {
 }
 
 /// frag_decl := 'frag' elem_type '[' exprs ']' declarator {',' declarator} ';'
+///            | 'frag' '.' elem_type declarator {',' declarator} ';'   (MMA accumulators, shape from use)
 Stmt* Parser::parseFragDecl() {
   SMLoc start = tok().loc;
   consume();  // frag
+  if (tok().is(TokenKind::period) && startsType(peek(1))) {
+    consume();  // .
+    TokenKind elem = canonicalElementType(consume().kind);
+    llvm::SmallVector<Declarator, 2> decls;
+    do {
+      std::optional<Declarator> d = parseDeclarator(true, true, false);
+      if (!d) return nullptr;
+      decls.push_back(*d);
+    } while (consumeIf(TokenKind::comma));
+    if (!expectSemi("the fragment declaration")) return nullptr;
+    return ctx_.create<FragDeclStmt>(rangeFrom(start), elem, llvm::ArrayRef<Expr*>(),
+                                     ctx_.copy(llvm::ArrayRef<Declarator>(decls)));
+  }
   // `frag name[i] {v};` re-initialises an existing fragment, like
   // `mma.fill name[i], v;`.
   if (tok().is(TokenKind::identifier)) {

@@ -317,7 +317,7 @@ TokenKind Parser::canonicalElementType(TokenKind k) {
   }
 }
 
-/// param_type := elem_type ('[' pdim {',' pdim} ']' | 'mdspan' '<' NUM '>')?
+/// param_type := elem_type ('[' pdim {',' pdim} ']' | 'mdspan' '<' NUM '>' | 'mdspan' '[' pdim {',' pdim} ']')?
 ///             | 'int' | 'bool' | 'stream'
 /// pdim       := '?' | '??' | expr
 std::optional<TypeRef> Parser::parseParamType() {
@@ -337,6 +337,8 @@ std::optional<TypeRef> Parser::parseParamType() {
     return std::nullopt;
   }
   t.elem = canonicalElementType(consume().kind);
+  // `f32 mdspan[11, 1025]`: the shape spelled after `mdspan` (Croqtile's tests).
+  if (tok().is(TokenKind::kw_mdspan) && peek(1).isOneOf(TokenKind::l_square, TokenKind::l_attr)) consume();
   if (tok().is(TokenKind::l_square) || tok().is(TokenKind::l_attr)) {
     std::optional<llvm::ArrayRef<Expr*>> dims = parseShapeList();
     if (!dims) return std::nullopt;

@@ -671,7 +671,8 @@ void Checker::checkFragDecl(const FragDeclStmt* d) {
   for (const Expr* dim : d->dims) shape.push_back(intValue(dim, "a fragment dimension"));
   if (parallels_.empty()) report(d->range(), DiagKind::err_device_only_statement, "a fragment declaration");
   for (const Declarator& decl : d->decls) {
-    Type t = Type::simple(TypeKind::Fragment);
+    // `frag.s32 mc[1][2]` declares MMA accumulators whose shape comes from use.
+    Type t = Type::simple(d->dims.empty() ? TypeKind::Accumulator : TypeKind::Fragment);
     t.elem = d->elem;
     t.shape = shape;
     t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);

@@ -53,6 +53,12 @@ void Checker::checkDma(const DmaStmt* d) {
   }
   if (isTma && !target_.hasTma) report(d->range(), DiagKind::err_tma_needs_sm90, target_.name);
   for (const DmaModifier& m : d->modifiers) {
+    if (m.kind == TokenKind::m_sp && m.args.size() == 2) {
+      // Sparse tensor cores take 2:4 structured sparsity only.
+      std::optional<std::int64_t> n = constantOf(m.args[0]), k = constantOf(m.args[1]);
+      if (!n || !k || *n != 2 || *k != 4)
+        report(m.range, DiagKind::err_sparsity_pattern, exprText(m.args[0]), exprText(m.args[1]));
+    }
     if ((m.kind == TokenKind::m_swiz || m.kind == TokenKind::m_swizzle) && !m.args.empty()) {
       std::optional<std::int64_t> v = constantOf(m.args[0]);
       if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
