@@ -7,13 +7,19 @@
 //   make_spanview<Rank>(ptr, {d0, ...})       wrap a pointer (also <T, Rank> and <Rank, T>)
 //   make_spanned<Rank>(ptr, {d0, ...})        older name of make_spanview
 //   croq_assert / choreo_assert / abend_true  checks that print file:line and abort
+//   abend_true(cudaError_t)                   abort with the CUDA error unless it is cudaSuccess
+//   runtime_check(cond, msg)                  abort with "runtime check failed: msg"
 //   CROQ_CUDA_CHECK(expr)                     exit with the CUDA error string on failure
-//   gpu_timer, time_ms                        CUDA-event timing
+//   fill / fill_n, utils::fill_random         fill memory (host memory for the random fills)
+//   copy_as_spanned<Rank>(ptr, {d0, ...})     an owning copy of host memory
 //   device_buffer<T>(count, stream)           owning device memory, ordered on a stream
 //   stream_wait(waiter, producer)             later work on `waiter` waits for `producer`'s
 //   check_shared_memory(fn, kernel, bytes, {{buffer, shape, bytes}, ...})
 //                                             a launch's run-time sized shared memory fits a block
 //   poison(ptr, count)                        fill device memory with 0xFF bytes (NaN / -1)
+//
+// Timing (TimerOption, timing, gpu_timer, time_ms) is in croq/timing.h, the
+// result checks (verify_matmul_*) in croq/verify.h.
 //
 // Random fills draw from one process-wide generator. Its seed is fresh on every
 // run unless the environment sets CROQ_SEED (decimal or 0x-hex); the seed in
@@ -36,6 +42,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "croq/scalar.h"
 #include "croq/types.h"
 
 // Evaluates a CUDA runtime call; on failure prints file:line, the error name
@@ -108,6 +115,37 @@ inline void abend_true(bool cond, const char* msg = "abnormal end", const char* 
 inline void abend_true(bool cond, const std::string& msg, const char* file = __builtin_FILE(),
                        int line = __builtin_LINE()) {
   if (cond) detail::fail_at(file, line, "abnormal end", msg.c_str());
+}
+
+// abend_true(cudaMalloc(...)): aborts with the CUDA error's name and string
+// unless the call returned cudaSuccess.
+inline void abend_true(cudaError_t status, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  if (status == cudaSuccess) return;
+  std::string msg = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+  detail::fail_at(file, line, "CUDA error", msg.c_str());
+}
+
+// Aborts with "file:line: runtime check failed: msg" when `cond` is false.
+inline void runtime_check(bool cond, const char* msg, const char* file = __builtin_FILE(),
+                          int line = __builtin_LINE()) {
+  if (!cond) detail::fail_at(file, line, "runtime check failed", msg);
+}
+
+inline void runtime_check(bool cond, const std::string& msg, const char* file = __builtin_FILE(),
+                          int line = __builtin_LINE()) {
+  if (!cond) detail::fail_at(file, line, "runtime check failed", msg.c_str());
+}
+
+// Sets [begin, end) or `count` elements from `begin` to `value` (host or
+// device code; host memory from the host).
+template <typename T>
+CROQ_HOST_DEVICE void fill(T* begin, T* end, const T& value) {
+  for (T* p = begin; p < end; ++p) *p = value;
+}
+
+template <typename T>
+CROQ_HOST_DEVICE void fill_n(T* begin, std::size_t count, const T& value) {
+  for (std::size_t i = 0; i < count; ++i) begin[i] = value;
 }
 
 // ---------------------------------------------------------------------------
@@ -236,10 +274,7 @@ class index_proxy {
 
 template <typename T, typename V>
 T convert_to(V v) {
-  if constexpr (is_floating_v<T> && !std::is_arithmetic_v<T>)
-    return utils::from_f32<T>(static_cast<float>(v));
-  else
-    return static_cast<T>(v);
+  return cvt<T>(v);
 }
 
 template <typename T>
@@ -250,7 +285,49 @@ bool element_equal(const T& a, const T& b) {
     return to_f32(a) == to_f32(b);
 }
 
+// A fill bound as a double: arithmetic values as they are, element types
+// (f16, fp8, ...) through f32.
+template <typename V>
+double bound_value(V v) {
+  if constexpr (std::is_arithmetic_v<V>)
+    return static_cast<double>(v);
+  else
+    return static_cast<double>(to_f32(v));
+}
+
+// Uniform random values for `count` elements at `data`: integer types (the
+// sub-byte ones too) in [lo, hi] with both ends included, floating types in
+// [lo, hi] before rounding to T. The bounds may be any arithmetic or element
+// type.
+template <typename T, typename L, typename H>
+void fill_random_range(T* data, std::size_t count, L lo, H hi) {
+  const double dlo = bound_value(lo);
+  const double dhi = bound_value(hi);
+  croq_assert(dlo <= dhi, "fill_random: lower bound is greater than the upper bound");
+  auto& engine = rng().engine;
+  if constexpr (is_integer_v<T>) {
+    std::uniform_int_distribution<long long> dist(static_cast<long long>(std::ceil(dlo)),
+                                                  static_cast<long long>(std::floor(dhi)));
+    for (std::size_t i = 0; i < count; ++i) data[i] = static_cast<T>(dist(engine));
+  } else {
+    static_assert(is_floating_v<T>, "fill_random needs an element type");
+    std::uniform_real_distribution<double> dist(dlo, dhi);
+    for (std::size_t i = 0; i < count; ++i) data[i] = convert_to<T>(dist(engine));
+  }
+}
+
 }  // namespace detail
+
+namespace utils {
+
+// Croqtile's utils::fill_random(array, N, lb, ub): `count` uniform random
+// values in [lo, hi] (as spanned_data::fill_random) into host memory.
+template <typename T, typename L, typename H>
+void fill_random(T* data, std::size_t count, L lo, H hi) {
+  detail::fill_random_range(data, count, lo, hi);
+}
+
+}  // namespace utils
 
 // ---------------------------------------------------------------------------
 // spanned_view
@@ -304,6 +381,20 @@ class spanned_view {
     }
     return data_[offset];
   }
+
+  // Sets every element to `value` converted to T. Host memory only.
+  template <typename V>
+  void fill(V value) const {
+    const value_type v = detail::convert_to<value_type>(value);
+    for (std::size_t i = 0; i < element_count(); ++i) data_[i] = v;
+  }
+  // Uniform random values, as spanned_data::fill_random. Host memory only.
+  template <typename L, typename H>
+  void fill_random(L lo, H hi) const {
+    detail::fill_random_range(data_, element_count(), lo, hi);
+  }
+  void fill_fp8(float value) const { fill(value); }
+  void fill_random_fp8(float lo, float hi) const { fill_random(lo, hi); }
 
  private:
   T* data_ = nullptr;
@@ -389,20 +480,11 @@ class spanned_data {
   // floating types in [lo, hi] before rounding to T.
   template <typename L, typename H>
   void fill_random(L lo, H hi) {
-    static_assert(std::is_arithmetic_v<L> && std::is_arithmetic_v<H>, "fill_random takes arithmetic bounds");
-    croq_assert(static_cast<double>(lo) <= static_cast<double>(hi),
-                "fill_random: lower bound is greater than the upper bound");
-    auto& engine = detail::rng().engine;
-    if constexpr (std::is_integral_v<T>) {
-      std::uniform_int_distribution<long long> dist(
-          static_cast<long long>(std::ceil(static_cast<double>(lo))),
-          static_cast<long long>(std::floor(static_cast<double>(hi))));
-      for (std::size_t i = 0; i < element_count(); ++i) storage_[i] = static_cast<T>(dist(engine));
-    } else {
-      std::uniform_real_distribution<double> dist(static_cast<double>(lo), static_cast<double>(hi));
-      for (std::size_t i = 0; i < element_count(); ++i) storage_[i] = detail::convert_to<T>(dist(engine));
-    }
+    detail::fill_random_range(storage_.get(), element_count(), lo, hi);
   }
+  // Croqtile's spellings for fp8 data (any T works).
+  void fill_fp8(float value) { fill(value); }
+  void fill_random_fp8(float lo, float hi) { fill_random(lo, hi); }
 
   // Same shape and every element equal (floating types compare by value, so
   // NaN != NaN and -0 == +0).
@@ -469,6 +551,39 @@ spanned_view<T, Rank> make_spanned(T* ptr, const extent (&dims)[Rank]) {
 template <typename T, std::size_t Rank>
 spanned_view<T, Rank> make_spanned(T* ptr, const extent (&dims)[Rank]) {
   return detail::make_view<T, Rank>(ptr, dims, "make_spanned");
+}
+
+// make_spanview<f16, 2>(void_ptr, {M, K}): a typed view of untyped memory
+// (cudaMalloc'd buffers held as void*).
+template <typename T, std::size_t Rank>
+spanned_view<T, Rank> make_spanview(void* ptr, const extent (&dims)[Rank]) {
+  return detail::make_view<T, Rank>(static_cast<T*>(ptr), dims, "make_spanview");
+}
+
+template <typename T, std::size_t Rank>
+spanned_view<const T, Rank> make_spanview(const void* ptr, const extent (&dims)[Rank]) {
+  return detail::make_view<const T, Rank>(static_cast<const T*>(ptr), dims, "make_spanview");
+}
+
+// make_spanview(array): a view of a C array of one or two dimensions.
+template <typename T, std::size_t N>
+spanned_view<T, 1> make_spanview(T (&array)[N]) {
+  return spanned_view<T, 1>(&array[0], {N});
+}
+
+template <typename T, std::size_t N, std::size_t M>
+spanned_view<T, 2> make_spanview(T (&array)[N][M]) {
+  return spanned_view<T, 2>(&array[0][0], {N, M});
+}
+
+// copy_as_spanned<2>(ptr, {M, K}): an owning host tensor holding a copy of the
+// M * K elements at `ptr` (host memory).
+template <std::size_t Rank, typename T>
+spanned_data<std::remove_cv_t<T>, Rank> copy_as_spanned(T* ptr, const extent (&dims)[Rank]) {
+  spanned_view<T, Rank> source = detail::make_view<T, Rank>(ptr, dims, "copy_as_spanned");
+  spanned_data<std::remove_cv_t<T>, Rank> copy = make_spandata<std::remove_cv_t<T>>(source.shape());
+  for (std::size_t i = 0; i < source.element_count(); ++i) copy.data()[i] = ptr[i];
+  return copy;
 }
 
 // ---------------------------------------------------------------------------
@@ -576,52 +691,6 @@ inline void stream_wait(cudaStream_t waiter, cudaStream_t producer) {
   CROQ_CUDA_CHECK(cudaEventRecord(done, producer));
   CROQ_CUDA_CHECK(cudaStreamWaitEvent(waiter, done, 0));
   CROQ_CUDA_CHECK(cudaEventDestroy(done));
-}
-
-// ---------------------------------------------------------------------------
-// Timing
-// ---------------------------------------------------------------------------
-
-// Elapsed GPU time between start() and stop() on one stream, via CUDA events.
-class gpu_timer {
- public:
-  explicit gpu_timer(cudaStream_t stream = nullptr) : stream_(stream) {
-    CROQ_CUDA_CHECK(cudaEventCreate(&begin_));
-    CROQ_CUDA_CHECK(cudaEventCreate(&end_));
-  }
-  ~gpu_timer() {
-    cudaEventDestroy(begin_);
-    cudaEventDestroy(end_);
-  }
-  gpu_timer(const gpu_timer&) = delete;
-  gpu_timer& operator=(const gpu_timer&) = delete;
-
-  void start() { CROQ_CUDA_CHECK(cudaEventRecord(begin_, stream_)); }
-  void stop() { CROQ_CUDA_CHECK(cudaEventRecord(end_, stream_)); }
-  // Milliseconds between the two events; waits for the stop event.
-  float elapsed_ms() const {
-    CROQ_CUDA_CHECK(cudaEventSynchronize(end_));
-    float ms = 0.0f;
-    CROQ_CUDA_CHECK(cudaEventElapsedTime(&ms, begin_, end_));
-    return ms;
-  }
-
- private:
-  cudaEvent_t begin_{};
-  cudaEvent_t end_{};
-  cudaStream_t stream_;
-};
-
-// Average milliseconds per call of `launch` (which enqueues work on `stream`)
-// over `iterations` calls, after `warmup` untimed calls.
-template <typename F>
-float time_ms(F&& launch, int iterations = 10, int warmup = 2, cudaStream_t stream = nullptr) {
-  for (int i = 0; i < warmup; ++i) launch();
-  gpu_timer timer(stream);
-  timer.start();
-  for (int i = 0; i < iterations; ++i) launch();
-  timer.stop();
-  return timer.elapsed_ms() / static_cast<float>(iterations > 0 ? iterations : 1);
 }
 
 }  // namespace croq

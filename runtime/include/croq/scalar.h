@@ -39,12 +39,18 @@ CROQ_HOST_DEVICE bool is_finite(float x) { return x - x == 0.0f; }
 CROQ_HOST_DEVICE constexpr int alignup(int x, int a) { return (x + a - 1) / a * a; }
 CROQ_HOST_DEVICE constexpr int aligndown(int x, int a) { return x / a * a; }
 
-// Converts between element types and C++ arithmetic types. 16-bit and 8-bit
-// floats go through f32 (round to nearest even on the way down).
+// Converts between element types and C++ arithmetic types. 16-bit and
+// narrower floats go through f32 (round to nearest even on the way down);
+// sub-byte integers convert as int (to them: the low bits of an integer, a
+// floating value saturated).
 template <typename To, typename From>
 CROQ_HOST_DEVICE To cvt(From x) {
   if constexpr (std::is_same_v<To, From>) {
     return x;
+  } else if constexpr (is_subbyte_int_v<From>) {
+    return cvt<To>(static_cast<int>(x));
+  } else if constexpr (is_subbyte_int_v<To> && std::is_integral_v<From>) {
+    return To(x);
   } else if constexpr (std::is_arithmetic_v<To> && std::is_arithmetic_v<From>) {
     return static_cast<To>(x);
   } else if constexpr (std::is_arithmetic_v<From>) {

@@ -162,6 +162,12 @@ struct __half2 {
   __half x, y;
 };
 
+// The names without underscores that <cuda_fp16.h> gives them.
+using half = __half;
+using half2 = __half2;
+using nv_half = __half;
+using nv_half2 = __half2;
+
 inline __half __float2half(float f) { return __half(f); }
 inline __half __float2half_rn(float f) { return __half(f); }
 inline __half __double2half(double d) { return __half(static_cast<float>(d)); }
@@ -212,6 +218,10 @@ struct __nv_bfloat16 {
 struct __nv_bfloat162 {
   __nv_bfloat16 x, y;
 };
+
+// The names without underscores that <cuda_bf16.h> gives them.
+using nv_bfloat16 = __nv_bfloat16;
+using nv_bfloat162 = __nv_bfloat162;
 
 inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
 inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
