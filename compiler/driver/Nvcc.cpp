@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "basic/Diagnostic.h"
+#include "driver/GeneratedSource.h"
 #include "driver/Options.h"
 
 namespace croqc::driver {
@@ -67,35 +68,44 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
     diags.report({}, DiagKind::err_runtime_not_found);
     return false;
   }
-  llvm::SmallString<256> cuFile;
-  if (!writeTemporarySource("cu", cudaSource, cuFile, diags)) return false;
-  llvm::FileRemover removeCu(cuFile.str());
+  auto makeArgs = [&](const std::string& cuFile) {
+    std::vector<std::string> args = {*nvcc, "-std=c++17"};
+    addOptimizationFlags(opts, /*nvcc=*/true, args);
+    if (opts.arch == Arch::Sm90a) {
+      args.push_back("-gencode=arch=compute_90a,code=sm_90a");
+    } else {
+      // SASS for sm_86 plus PTX, so that the same binary also runs (JIT
+      // compiled) on newer GPUs.
+      args.push_back("-gencode=arch=compute_86,code=[sm_86,compute_86]");
+    }
+    if (opts.pic || opts.sharedLibrary) args.push_back("-Xcompiler=-fPIC");
+    if (opts.sharedLibrary) args.push_back("-shared");
+    args.push_back("-I" + *runtime);
+    llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+    llvm::sys::path::remove_filename(inputDir);
+    args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+    for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+    for (const std::string& a : opts.nvccArgs) args.push_back(a);
+    if (opts.action == Action::Object) args.push_back("-c");
+    // The temporary file ends in `.cu`; nvcc picks each input's language from
+    // its extension.
+    args.push_back(cuFile);
+    for (const std::string& f : opts.extraInputs) args.push_back(f);
+    args.push_back("-o");
+    args.push_back(output.str());
+    for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+    for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+    return args;
+  };
+  return compileGeneratedSource(opts, cudaSource, "cu", makeArgs, output, DiagKind::err_nvcc_failed, diags);
+}
 
-  std::vector<std::string> args = {*nvcc, "-std=c++17", "-O3", "-lineinfo"};
-  if (opts.arch == Arch::Sm90a) {
-    args.push_back("-gencode=arch=compute_90a,code=sm_90a");
-  } else {
-    // SASS for sm_86 plus PTX, so that the same binary also runs (JIT
-    // compiled) on newer GPUs.
-    args.push_back("-gencode=arch=compute_86,code=[sm_86,compute_86]");
-  }
-  args.push_back("-I" + *runtime);
-  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-  llvm::sys::path::remove_filename(inputDir);
-  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
-  for (const std::string& a : opts.nvccArgs) args.push_back(a);
-  if (opts.action == Action::Object) args.push_back("-c");
-  // The temporary file ends in `.cu`; nvcc picks each input's language from
-  // its extension.
-  args.push_back(std::string(cuFile));
-  for (const std::string& f : opts.extraInputs) args.push_back(f);
-  args.push_back("-o");
-  args.push_back(output.str());
-  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
-
-  return runCompiler(args, opts.verbose, output, DiagKind::err_nvcc_failed, diags);
+void addOptimizationFlags(const Options& opts, bool nvcc, std::vector<std::string>& args) {
+  args.push_back(opts.optLevel.empty() ? (nvcc ? "-O3" : "-O2") : "-O" + opts.optLevel);
+  if (opts.debugInfo) args.push_back("-g");
+  // Line information for kernels (profilers, cuda-gdb backtraces) costs no
+  // performance, unlike `-G`.
+  if (nvcc) args.push_back("-lineinfo");
 }
 
 bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
