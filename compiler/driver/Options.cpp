@@ -70,6 +70,11 @@ constexpr Unsupported kUnsupported[] = {
     {"-gs", "croqc writes no run scripts: build and run with `croqc FILE.co -o EXE && ./EXE`"},
     {"-fc", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
     {"--fast-compile", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
+    {"-i", "croqc prints inferred types and shapes with `--emit=sema`"},
+    {"-ii", "croqc prints inferred types and shapes with `--emit=sema`"},
+    {"-vn", "croqc prints its stages with `--emit=sema`, `--emit=kir` and `--print-after=PASS` (`--list-passes`)"},
+    {"-dv", "croqc prints its stages with `--emit=sema`, `--emit=kir` and `--print-after=PASS` (`--list-passes`)"},
+    {"--help-hidden", "`croqc --help` lists every option"},
 };
 
 constexpr const char* kOptLevels[] = {"0", "1", "2", "3"};
@@ -154,7 +159,8 @@ class HelpFormatter final : public CLI::Formatter {
 
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (opt->get_positional() || opt->get_type_name().empty()) return "";
-    return (opt->get_lnames().empty() ? " " : "=") + opt->get_type_name();
+    bool spaced = opt->get_lnames().empty() || singleDash(opt->get_lnames().front());
+    return (spaced ? " " : "=") + opt->get_type_name();
   }
 
   std::string make_group(std::string group, bool positional, std::vector<const CLI::Option*> opts) const override {
@@ -206,7 +212,7 @@ class CommandLineParser {
 
   // Raw values, validated after parsing.
   std::vector<std::string> emit_, defines_, undefines_;
-  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_;
+  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_;
   bool preprocessOnly_ = false, assembly_ = false, object_ = false;
   /// Spellings to suggest for a mistyped argument.
   std::vector<std::string> suggestions_;
@@ -222,6 +228,8 @@ void CommandLineParser::declareOptions() {
       "  -es           --emit=cuda          -rtc=LEVEL    --runtime-check=LEVEL\n"
       "  -t cute       --target=cuda        -pa=PASS      --print-after=PASS\n"
       "  -t cc         --target=cpu         -sa=PASS      --stop-after=PASS\n"
+      "  -fPIC, -fpic  --pic                -save-temps   --save-temps\n"
+      "  --lib, --suppress-main, -j N: as in Croqtile (docs/migration.md)\n"
       "Any long option may also be written with one dash (-emit=ast).\n"
       "\n"
       "Exit status: 0 success, 1 errors in the input or on the command line,\n"
@@ -249,6 +257,10 @@ void CommandLineParser::declareOptions() {
       ->group(output);
   app_.add_flag("--save-temps", opts_.saveTemps, "keep the generated CUDA beside the output (FILE.croqc.cu)")
       ->group(output);
+  // Croqtile's `--lib -j N`: accepted; the inputs of one run are compiled
+  // one after another (make -j and ninja run croqc processes in parallel).
+  last(app_.add_option("-j", jobs_, "accepted for Croqtile's --lib; inputs are compiled one after another"))
+      ->type_name("N")->group(output);
   app_.add_flag("--MD", opts_.depfile, "write a depfile for make and ninja (default OUTPUT.d)")->group(output);
   last(app_.add_option("--MF", opts_.depfilePath, "the depfile of -MD"))->type_name("FILE")->group(output);
 
