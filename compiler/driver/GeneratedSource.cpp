@@ -108,11 +108,7 @@ bool compileGeneratedSource(const Options& opts, llvm::StringRef source, llvm::S
     auto at = std::find(args.begin(), args.end(), tempPath);
     args.insert(at, depArgs.begin(), depArgs.end());
   }
-  if (opts.verbose) {
-    llvm::errs() << "croqc: running";
-    for (const std::string& a : args) llvm::errs() << " " << a;
-    llvm::errs() << "\n";
-  }
+  if (opts.verbose) printCommand(args);
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   llvm::Optional<llvm::StringRef> redirects[] = {llvm::None, llvm::StringRef(log), llvm::StringRef(log)};
   std::string error;

@@ -124,13 +124,15 @@ bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, l
   return true;
 }
 
+void printCommand(const std::vector<std::string>& args) {
+  llvm::errs() << "croqc: running";
+  for (const std::string& a : args) llvm::errs() << " " << a;
+  llvm::errs() << "\n";
+}
+
 bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::StringRef output, DiagKind failedKind,
                  DiagnosticEngine& diags) {
-  if (verbose) {
-    llvm::errs() << "croqc: running";
-    for (const std::string& a : args) llvm::errs() << " " << a;
-    llvm::errs() << "\n";
-  }
+  if (verbose) printCommand(args);
   std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string error;
   bool failed = false;

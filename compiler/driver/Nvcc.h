@@ -32,6 +32,9 @@ std::optional<std::string> findRuntimeInclude();
 bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
                           DiagnosticEngine& diags);
 
+/// `-v`: prints `croqc: running PROGRAM ARGS...` on stderr.
+void printCommand(const std::vector<std::string>& args);
+
 /// Runs `args` (args[0] is the program, no shell), printing the command with
 /// `-v`. A compiler that fails leaves no `output` and is reported with
 /// `failedKind` (its exit status as the argument).
