@@ -18,7 +18,8 @@
 # target and append NAME to TEST_SUITES; `make test` runs them all and closes
 # with one line, `test: N passed, M failed, K skipped` (utils/test-summary.py).
 # Suites: unit (Catch2), lit (file tests), cpu (every example program built
-# with --target=cpu and run, no GPU needed), fuzz.
+# with --target=cpu and run, no GPU needed), cmake (the CMake package from a
+# fresh install: find_package, croqc_add_kernels, depfile rebuilds), fuzz.
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -30,7 +31,7 @@ JOBS ?= $(shell nproc)
 CROQC := $(BUILD_DIR)/tools/croqc/croqc
 LIT := python3 /usr/lib/llvm-14/build/utils/lit/lit.py
 RESULTS := $(BUILD_DIR)/test-results
-TEST_SUITES := unit lit cpu fuzz
+TEST_SUITES := unit lit cpu cmake fuzz
 FUZZ_SECONDS ?= 60
 
 # g++ (with libgomp) is the host compiler of `croqc --target=cpu`.
@@ -94,6 +95,13 @@ test-lit:
 # (test/cpu/run.sh): same self-checks as on the GPU, one test case each.
 test-cpu:
 	CROQC=$(CROQC) test/cpu/run.sh -j $(JOBS) --build-dir=$(BUILD_DIR)/cpu-tests --junit=$(RESULTS)/cpu.xml
+
+# The CMake package (test/cmake/run.sh): `cmake --install` into a temporary
+# prefix, then a consumer project with find_package(croqc) and
+# croqc_add_kernels is configured, built and run on the CPU target, and
+# rebuilt after an edit to a header that one of its `.co` files includes.
+test-cmake:
+	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml
 
 # libFuzzer over preprocess, lex, parse and sema for FUZZ_SECONDS (60), in an
 # ASan+UBSan build of its own, then a replay of test/fuzz/regressions/.

@@ -5,6 +5,7 @@
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/FileUtilities.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
@@ -16,7 +17,9 @@
 #include "driver/Options.h"
 #include "driver/OutputFile.h"
 #include "driver/Pipeline.h"
+#include "driver/GeneratedSource.h"
 #include "driver/HostCompiler.h"
+#include "driver/Library.h"
 #include "driver/Nvcc.h"
 #include <llvm/Support/Path.h>
 
@@ -97,6 +100,8 @@ std::optional<unsigned> loadInput(const std::string& path, llvm::SourceMgr& sm, 
   return sm.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
 }
 
+bool writesToStdout(const Options& opts) { return opts.output.empty() || opts.output == "-"; }
+
 /// Where the output goes: the `-o` path ("-": stdout), else the default of
 /// the action (stdout for the printed stages).
 std::string outputPath(const Options& opts) {
@@ -140,6 +145,118 @@ bool buildBinary(const Options& opts, llvm::StringRef source, const std::string&
   }
   OutputMode mode = opts.action == Action::Executable ? OutputMode::Executable : OutputMode::Text;
   return writeOutput(path, (*binary)->getBuffer(), mode, diags);
+}
+
+/// Where `--lib` without `-c`, `-S` or `--emit` puts its result, and how it
+/// is made: an archive by default (`libNAME.a`), a shared library for `.so`,
+/// an object otherwise.
+void chooseLibraryOutput(Options& opts, std::string& archive) {
+  if (!opts.library || opts.action != Action::Executable) return;
+  if (opts.output.empty() || writesToStdout(opts))
+    opts.output = "lib" + (opts.input == "-" ? std::string("stdin") : llvm::sys::path::stem(opts.input).str()) + ".a";
+  llvm::StringRef out = opts.output;
+  if (out.endswith(".so")) {
+    opts.sharedLibrary = true;
+    return;
+  }
+  opts.action = Action::Object;
+  if (out.endswith(".a")) archive = opts.output;
+}
+
+/// What `-verify` needs of the run: the consumer it replaces, and whether
+/// the expectations were met (after which the output is written and its
+/// problems reported as in any other run).
+struct VerifyState {
+  std::unique_ptr<VerifyConsumer>* verifier = nullptr;
+  DiagnosticConsumer* consumer = nullptr;
+  bool* verified = nullptr;
+};
+
+ExitCode compileFile(const Options& givenOptions, llvm::SourceMgr& sm, DiagnosticEngine& diags,
+                     VerifyState verify) {
+  Options opts = givenOptions;
+  std::string archive;
+  chooseLibraryOutput(opts, archive);
+  if (opts.suppressMain) addMainSuppression(opts);
+  const Pass* outputPass = passProducing(opts.action);
+  std::optional<const Pass*> last = choosePasses(opts, outputPass, diags);
+  if (!last || diags.hasErrors()) return ExitUserError;
+
+  const std::string out = outputPath(opts);
+  if (out != "-" && opts.input != "-" && llvm::sys::fs::equivalent(opts.input, out)) {
+    diags.report({}, DiagKind::err_output_is_input, out);
+    return ExitUserError;
+  }
+  std::optional<unsigned> mainBuffer = loadInput(opts.input, sm, diags);
+  if (!mainBuffer) return ExitUserError;
+  if (opts.verify && verify.verifier) {
+    *verify.verifier = std::make_unique<VerifyConsumer>(sm, *mainBuffer, llvm::errs());
+    diags.setConsumer(**verify.verifier);
+    diags.setErrorLimit(0);
+  }
+  // The file's outputs: the object, executable or generated code, the
+  // library header, the kept generated source.
+  std::string object = archive.empty() ? out : out + ".o";
+  opts.buildOutput = object;
+  if (opts.saveTemps) opts.keptSourcePath = keptSourcePath(opts, object);
+
+  Compilation compilation(opts, diags, *mainBuffer);
+  switch (runPipeline(compilation, *last, llvm::outs())) {
+    case PipelineResult::Crashed: return ExitInternalError;
+    case PipelineResult::Errors: return ExitUserError;
+    case PipelineResult::Success: break;
+  }
+
+  // `--stop-after` before the pass that makes the output: only checked.
+  if (*last && outputPass && passIndex(*last) < passIndex(outputPass)) return ExitSuccess;
+  // `-verify` that fails writes nothing, as any other failed run.
+  if (opts.verify && verify.verifier && *verify.verifier) {
+    diags.finish();
+    if (!(*verify.verifier)->passed()) return ExitUserError;
+    *verify.verified = true;
+    diags.setConsumer(*verify.consumer);
+  }
+  bool builds = opts.action == Action::Executable || opts.action == Action::Object;
+  // Library mode: asked for, or an object of a file without `main` (also
+  // when it is linked with others that have one: `croqc main.co lib.co`).
+  bool askedLibrary = opts.library || !opts.headerPath.empty();
+  bool library = outputPass == findPass("codegen") && (askedLibrary || (builds && !definesMain(compilation)));
+  if (library && !appendLibraryEntries(compilation, askedLibrary)) {
+    if (askedLibrary) return ExitUserError;
+    library = false;
+  }
+  // The header is written once the file it declares exists.
+  std::string header;
+  if (library && (builds || opts.action == Action::Assembly || !opts.headerPath.empty()))
+    header = !opts.headerPath.empty() ? opts.headerPath : defaultHeaderPath(opts, archive.empty() ? out : archive);
+  auto finishHeader = [&] {
+    return header.empty() || writeLibraryHeader(compilation, header, !opts.headerPath.empty()) ? ExitSuccess
+                                                                                                : ExitUserError;
+  };
+  if (builds) {
+    // An archive is made from a temporary object.
+    std::unique_ptr<llvm::FileRemover> removeObject;
+    if (!archive.empty()) removeObject = std::make_unique<llvm::FileRemover>(object);
+    if (!buildBinary(opts, compilation.cudaSource, object, diags)) return ExitUserError;
+    if (!archive.empty() && !writeArchive({object}, archive, opts.verbose, diags)) return ExitUserError;
+    return finishHeader();
+  }
+  if (opts.action == Action::Assembly && opts.output.empty()) {
+    if (!writeOutput(out, compilation.cudaSource, OutputMode::Text, diags)) return ExitUserError;
+    if (!writeSourceOnlyDepfile(opts, out, diags)) return ExitUserError;
+    return finishHeader();
+  }
+  std::string output;
+  llvm::raw_string_ostream outputStream(output);
+  outputPass->print(compilation, outputStream);
+  outputStream.flush();
+  if (!writeOutput(out, output, OutputMode::Text, diags)) return ExitUserError;
+  if (out != "-" && !writeSourceOnlyDepfile(opts, out, diags)) return ExitUserError;
+  return finishHeader();
+}
+
+ExitCode compileWithoutVerify(const Options& opts, llvm::SourceMgr& sm, DiagnosticEngine& diags) {
+  return compileFile(opts, sm, diags, {});
 }
 
 }  // namespace
@@ -196,49 +313,8 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
     return finish(ExitUserError);
   }
 
-  const Pass* outputPass = passProducing(opts.action);
-  std::optional<const Pass*> last = choosePasses(opts, outputPass, diags);
-  if (!last || diags.hasErrors()) return finish(ExitUserError);
-
-  const std::string output = outputPath(opts);
-  if (output != "-" && opts.input != "-" && llvm::sys::fs::equivalent(opts.input, output)) {
-    diags.report({}, DiagKind::err_output_is_input, output);
-    return finish(ExitUserError);
-  }
-  std::optional<unsigned> mainBuffer = loadInput(opts.input, sm, diags);
-  if (!mainBuffer) return finish(ExitUserError);
-  if (opts.verify) {
-    verifier = std::make_unique<VerifyConsumer>(sm, *mainBuffer, llvm::errs());
-    diags.setConsumer(*verifier);
-    diags.setErrorLimit(0);
-  }
-
-  Compilation compilation(opts, diags, *mainBuffer);
-  switch (runPipeline(compilation, *last, llvm::outs())) {
-    case PipelineResult::Crashed: return finish(ExitInternalError);
-    case PipelineResult::Errors: return finish(ExitUserError);
-    case PipelineResult::Success: break;
-  }
-
-  // `--stop-after` before the pass that makes the output: only checked.
-  if (*last && outputPass && passIndex(*last) < passIndex(outputPass)) return finish(ExitSuccess);
-  // `-verify` that fails writes nothing, as any other failed run.
-  if (verifier) {
-    diags.finish();
-    if (!verifier->passed()) return ExitUserError;
-    verified = true;
-    diags.setConsumer(*consumer);
-  }
-  if (opts.action == Action::Executable || opts.action == Action::Object)
-    return finish(buildBinary(opts, compilation.cudaSource, output, diags) ? ExitSuccess : ExitUserError);
-  if (opts.action == Action::Assembly && opts.output.empty())
-    return finish(writeOutput(output, compilation.cudaSource, OutputMode::Text, diags) ? ExitSuccess : ExitUserError);
-  std::string text;
-  llvm::raw_string_ostream textStream(text);
-  outputPass->print(compilation, textStream);
-  textStream.flush();
-  if (!writeOutput(output, text, OutputMode::Text, diags)) return finish(ExitUserError);
-  return finish(ExitSuccess);
+  if (!opts.moreInputs.empty()) return finish(compileSeveral(opts, sm, diags, compileWithoutVerify));
+  return finish(compileFile(opts, sm, diags, {&verifier, consumer.get(), &verified}));
 }
 
 }  // namespace croqc::driver

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "basic/Diagnostic.h"
+#include "driver/GeneratedSource.h"
 #include "driver/Nvcc.h"
 #include "driver/Options.h"
 
@@ -66,40 +67,42 @@ bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::
     diags.report({}, DiagKind::err_runtime_not_found);
     return false;
   }
-  llvm::SmallString<256> cppFile;
-  if (!writeTemporarySource("cpp", source, cppFile, diags)) return false;
-  TemporaryFile removeCpp(cppFile);
-
-  std::vector<std::string> args = {cxx->program};
-  args.insert(args.end(), cxx->args.begin(), cxx->args.end());
-  // OpenMP runs the blocks of a launch on every core; without it they run
-  // one after another, with the same results.
-  for (const char* flag : {"-std=c++17", "-O2", "-fopenmp"}) args.push_back(flag);
-  // The shims (cuda_runtime.h, cuda_fp16.h, ...) come before anything else
-  // named like them.
-  args.push_back("-I" + std::string(shims));
-  args.push_back("-I" + *runtime);
-  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-  llvm::sys::path::remove_filename(inputDir);
-  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
-  if (opts.action == Action::Object) args.push_back("-c");
-  args.push_back(std::string(cppFile));
-  for (const std::string& f : opts.extraInputs) {
-    // CUDA sources given alongside are C++ for the CPU runtime too.
-    if (llvm::StringRef(f).endswith(".cu")) {
-      for (const std::string& a : {std::string("-x"), std::string("c++"), f, std::string("-x"), std::string("none")})
-        args.push_back(a);
-    } else {
-      args.push_back(f);
+  auto makeArgs = [&](const std::string& cppFile) {
+    std::vector<std::string> args = {cxx->program};
+    args.insert(args.end(), cxx->args.begin(), cxx->args.end());
+    args.push_back("-std=c++17");
+    addOptimizationFlags(opts, /*nvcc=*/false, args);
+    // OpenMP runs the blocks of a launch on every core; without it they run
+    // one after another, with the same results.
+    args.push_back("-fopenmp");
+    if (opts.pic || opts.sharedLibrary) args.push_back("-fPIC");
+    if (opts.sharedLibrary) args.push_back("-shared");
+    // The shims (cuda_runtime.h, cuda_fp16.h, ...) come before anything else
+    // named like them.
+    args.push_back("-I" + std::string(shims));
+    args.push_back("-I" + *runtime);
+    llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+    llvm::sys::path::remove_filename(inputDir);
+    args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+    for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+    if (opts.action == Action::Object) args.push_back("-c");
+    args.push_back(cppFile);
+    for (const std::string& f : opts.extraInputs) {
+      // CUDA sources given alongside are C++ for the CPU runtime too.
+      if (llvm::StringRef(f).endswith(".cu")) {
+        for (const std::string& a : {std::string("-x"), std::string("c++"), f, std::string("-x"), std::string("none")})
+          args.push_back(a);
+      } else {
+        args.push_back(f);
+      }
     }
-  }
-  args.push_back("-o");
-  args.push_back(output.str());
-  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
-
-  return runCompiler(args, opts.verbose, output, DiagKind::err_cxx_failed, diags);
+    args.push_back("-o");
+    args.push_back(output.str());
+    for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+    for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+    return args;
+  };
+  return compileGeneratedSource(opts, source, "cpp", makeArgs, output, DiagKind::err_cxx_failed, diags);
 }
 
 }  // namespace croqc::driver

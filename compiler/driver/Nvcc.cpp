@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "basic/Diagnostic.h"
+#include "driver/GeneratedSource.h"
 #include "driver/Options.h"
 
 namespace croqc::driver {
@@ -72,29 +73,38 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
     diags.report({}, DiagKind::err_runtime_not_found);
     return false;
   }
-  llvm::SmallString<256> cuFile;
-  if (!writeTemporarySource("cu", cudaSource, cuFile, diags)) return false;
-  TemporaryFile removeCu(cuFile);
+  auto makeArgs = [&](const std::string& cuFile) {
+    std::vector<std::string> args = {*nvcc, "-std=c++17"};
+    addOptimizationFlags(opts, /*nvcc=*/true, args);
+    args.push_back(target::targetInfo(opts.arch).nvccGencode.str());
+    if (opts.pic || opts.sharedLibrary) args.push_back("-Xcompiler=-fPIC");
+    if (opts.sharedLibrary) args.push_back("-shared");
+    args.push_back("-I" + *runtime);
+    llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+    llvm::sys::path::remove_filename(inputDir);
+    args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+    for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+    for (const std::string& a : opts.nvccArgs) args.push_back(a);
+    if (opts.action == Action::Object) args.push_back("-c");
+    // The temporary file ends in `.cu`; nvcc picks each input's language from
+    // its extension.
+    args.push_back(cuFile);
+    for (const std::string& f : opts.extraInputs) args.push_back(f);
+    args.push_back("-o");
+    args.push_back(output.str());
+    for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+    for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+    return args;
+  };
+  return compileGeneratedSource(opts, cudaSource, "cu", makeArgs, output, DiagKind::err_nvcc_failed, diags);
+}
 
-  std::vector<std::string> args = {*nvcc, "-std=c++17", "-O3", "-lineinfo"};
-  args.push_back(target::targetInfo(opts.arch).nvccGencode.str());
-  args.push_back("-I" + *runtime);
-  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-  llvm::sys::path::remove_filename(inputDir);
-  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
-  for (const std::string& a : opts.nvccArgs) args.push_back(a);
-  if (opts.action == Action::Object) args.push_back("-c");
-  // The temporary file ends in `.cu`; nvcc picks each input's language from
-  // its extension.
-  args.push_back(std::string(cuFile));
-  for (const std::string& f : opts.extraInputs) args.push_back(f);
-  args.push_back("-o");
-  args.push_back(output.str());
-  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
-
-  return runCompiler(args, opts.verbose, output, DiagKind::err_nvcc_failed, diags);
+void addOptimizationFlags(const Options& opts, bool nvcc, std::vector<std::string>& args) {
+  args.push_back(opts.optLevel.empty() ? (nvcc ? "-O3" : "-O2") : "-O" + opts.optLevel);
+  if (opts.debugInfo) args.push_back("-g");
+  // Line information for kernels (profilers, cuda-gdb backtraces) costs no
+  // performance, unlike `-G`.
+  if (nvcc) args.push_back("-lineinfo");
 }
 
 TemporaryFile::TemporaryFile(llvm::StringRef path) : path_(path.str()) { llvm::sys::RemoveFileOnSignal(path_); }
@@ -127,6 +137,13 @@ bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, l
   }
   return true;
 }
+
+void printCommand(const std::vector<std::string>& args) {
+  llvm::errs() << "croqc: running";
+  for (const std::string& a : args) llvm::errs() << " " << a;
+  llvm::errs() << "\n";
+}
+
 
 namespace {
 
@@ -168,41 +185,43 @@ class SignalForwarding {
 
 }  // namespace
 
+ChildResult runChild(const std::vector<std::string>& args,
+                     llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects) {
+  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
+  ChildResult result;
+  SignalForwarding forwarding;
+  llvm::sys::ProcessInfo child =
+      llvm::sys::ExecuteNoWait(args.front(), argRefs, llvm::None, redirects, 0, &result.error, &result.startFailed);
+  if (!result.startFailed && child.Pid > 0) {
+    forwarding.started(child.Pid);
+    llvm::sys::ProcessInfo done = llvm::sys::Wait(child, 0, /*WaitUntilTerminates=*/true, &result.error);
+    result.status = done.ReturnCode;
+  }
+  result.signal = pendingSignal;
+  return result;
+}
+
+void dieOfForwardedSignal(const ChildResult& child, llvm::StringRef output) {
+  if (child.signal == 0) return;
+  // The previous handlers (LLVM's: remove the temporary files) are back.
+  llvm::sys::fs::remove(output);
+  ::raise(child.signal);
+}
+
 bool runCompiler(const std::vector<std::string>& args, bool verbose, llvm::StringRef output, DiagKind failedKind,
                  DiagnosticEngine& diags) {
-  if (verbose) {
-    llvm::errs() << "croqc: running";
-    for (const std::string& a : args) llvm::errs() << " " << a;
-    llvm::errs() << "\n";
-  }
-  std::vector<llvm::StringRef> argRefs(args.begin(), args.end());
-  std::string error;
-  bool failed = false;
-  int status = -1;
-  int signal = 0;
-  {
-    SignalForwarding forwarding;
-    llvm::sys::ProcessInfo child = llvm::sys::ExecuteNoWait(args.front(), argRefs, llvm::None, {}, 0, &error, &failed);
-    if (!failed && child.Pid > 0) {
-      forwarding.started(child.Pid);
-      llvm::sys::ProcessInfo done = llvm::sys::Wait(child, 0, /*WaitUntilTerminates=*/true, &error);
-      status = done.ReturnCode;
-    }
-    signal = pendingSignal;
-  }
-  if (signal != 0) {
-    // The previous handlers (LLVM's: remove the temporary files) are back.
+  if (verbose) printCommand(args);
+  ChildResult child = runChild(args, {});
+  dieOfForwardedSignal(child, output);
+  if (child.startFailed || child.status < 0) {
     llvm::sys::fs::remove(output);
-    ::raise(signal);
-  }
-  if (failed || status < 0) {
-    llvm::sys::fs::remove(output);
-    diags.report({}, DiagKind::err_tool_failed, args.front(), error.empty() ? "it could not be started" : error);
+    diags.report({}, DiagKind::err_tool_failed, args.front(),
+                 child.error.empty() ? "it could not be started" : child.error);
     return false;
   }
-  if (status != 0) {
+  if (child.status != 0) {
     llvm::sys::fs::remove(output);
-    diags.report({}, failedKind, status);
+    diags.report({}, failedKind, child.status);
     return false;
   }
   return true;

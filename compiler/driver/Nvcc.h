@@ -3,6 +3,8 @@
 // process as a list), with the croq runtime on the include path.
 #pragma once
 
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/Optional.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 
@@ -45,6 +47,30 @@ class TemporaryFile {
 /// a TemporaryFile); it is removed on a signal from the start.
 bool writeTemporarySource(llvm::StringRef extension, llvm::StringRef contents, llvm::SmallVectorImpl<char>& path,
                           DiagnosticEngine& diags);
+
+/// `-v`: prints `croqc: running PROGRAM ARGS...` on stderr.
+void printCommand(const std::vector<std::string>& args);
+
+/// How a child process ended: its exit status (-1 if it did not start or
+/// died), whether it could not be started and why, and the termination
+/// signal croqc received (and passed on to it) while waiting, 0 if none.
+struct ChildResult {
+  int status = -1;
+  bool startFailed = false;
+  std::string error;
+  int signal = 0;
+};
+
+/// Runs `args` (args[0] is the program, no shell) with the given standard
+/// stream redirects and waits for it; SIGINT, SIGTERM and SIGHUP that croqc
+/// gets meanwhile are passed on to it.
+ChildResult runChild(const std::vector<std::string>& args,
+                     llvm::ArrayRef<llvm::Optional<llvm::StringRef>> redirects);
+
+/// After a signal was passed on to a child: removes `output` and lets croqc
+/// die of the same signal (its temporary files removed). Returns only when
+/// no signal came.
+void dieOfForwardedSignal(const ChildResult& child, llvm::StringRef output);
 
 /// Runs `args` (args[0] is the program, no shell), printing the command with
 /// `-v`. A compiler that fails leaves no `output` and is reported with

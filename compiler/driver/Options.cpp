@@ -55,7 +55,28 @@ constexpr Alias kAliases[] = {
     {"-rtc", "--runtime-check"},
     {"-pa", "--print-after"},
     {"-sa", "--stop-after"},
+    {"-fPIC", "--pic"},
+    {"-fpic", "--pic"},
 };
+
+/// Croqtile options that croqc has no equivalent for, each with a pointer to
+/// what to do instead.
+struct Unsupported {
+  const char* croqtile;
+  const char* instead;
+};
+constexpr Unsupported kUnsupported[] = {
+    {"-gs", "croqc writes no run scripts: build and run with `croqc FILE.co -o EXE && ./EXE`"},
+    {"-fc", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
+    {"--fast-compile", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
+    {"-i", "croqc prints inferred types and shapes with `--emit=sema`"},
+    {"-ii", "croqc prints inferred types and shapes with `--emit=sema`"},
+    {"-vn", "croqc prints its stages with `--emit=sema`, `--emit=kir` and `--print-after=PASS` (`--list-passes`)"},
+    {"-dv", "croqc prints its stages with `--emit=sema`, `--emit=kir` and `--print-after=PASS` (`--list-passes`)"},
+    {"--help-hidden", "`croqc --help` lists every option"},
+};
+
+constexpr const char* kOptLevels[] = {"0", "1", "2", "3"};
 
 template <typename E, size_t N>
 std::string listValues(const Spelling<E> (&values)[N]) {
@@ -131,6 +152,9 @@ bool isIdentifier(llvm::StringRef s) {
   return llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
+/// Long options spelled with one dash, as in C compilers.
+bool singleDash(llvm::StringRef name) { return name == "Werror" || name == "MD" || name == "MF"; }
+
 /// Help in the style of clang and nvcc: `-t, --target=TARGET`, `-Werror`,
 /// `-o FILE`.
 class HelpFormatter final : public CLI::Formatter {
@@ -139,13 +163,14 @@ class HelpFormatter final : public CLI::Formatter {
     if (positional) return opt->get_name();
     std::vector<std::string> names;
     for (const std::string& s : opt->get_snames()) names.push_back("-" + s);
-    for (const std::string& l : opt->get_lnames()) names.push_back(l == "Werror" ? "-Werror" : "--" + l);
+    for (const std::string& l : opt->get_lnames()) names.push_back(singleDash(l) ? "-" + l : "--" + l);
     return llvm::join(names, ", ");
   }
 
   std::string make_option_opts(const CLI::Option* opt) const override {
     if (opt->get_positional() || opt->get_type_name().empty()) return "";
-    return (opt->get_lnames().empty() ? " " : "=") + opt->get_type_name();
+    bool spaced = opt->get_lnames().empty() || singleDash(opt->get_lnames().front());
+    return (spaced ? " " : "=") + opt->get_type_name();
   }
 
   std::string make_group(std::string group, bool positional, std::vector<const CLI::Option*> opts) const override {
@@ -200,7 +225,7 @@ class CommandLineParser {
 
   // Raw values, validated after parsing.
   std::vector<std::string> emit_, defines_, undefines_;
-  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_;
+  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_;
   bool preprocessOnly_ = false, assembly_ = false, object_ = false;
   /// Spellings to suggest for a mistyped argument.
   std::vector<std::string> suggestions_;
@@ -216,6 +241,8 @@ void CommandLineParser::declareOptions() {
       "  -es           --emit=cuda          -rtc=LEVEL    --runtime-check=LEVEL\n"
       "  -t cute       --target=cuda        -pa=PASS      --print-after=PASS\n"
       "  -t cc         --target=cpu         -sa=PASS      --stop-after=PASS\n"
+      "  -fPIC, -fpic  --pic                -save-temps   --save-temps\n"
+      "  --lib, --suppress-main, -j N: as in Croqtile (docs/migration.md)\n"
       "Any long option may also be written with one dash (-emit=ast).\n"
       "\n"
       "Exit status: 0 success, 1 errors in the input or on the command line,\n"
@@ -234,6 +261,28 @@ void CommandLineParser::declareOptions() {
       ->type_name("KIND")->allow_extra_args(false)->group(output);
   app_.add_flag("-S", assembly_, "write the generated CUDA C++ (default FILE.cu)")->group(output);
   app_.add_flag("-c", object_, "compile to an object file with nvcc (default FILE.o)")->group(output);
+  app_.add_flag("--lib", opts_.library,
+                "library mode: object, archive (-o X.a) or shared library (-o X.so), with a header")
+      ->group(output);
+  last(app_.add_option("--header", opts_.headerPath, "library mode: write the header to FILE (default: FILE.h beside the output)"))
+      ->type_name("FILE")->group(output);
+  app_.add_flag("--suppress-main", opts_.suppressMain, "rename `main` of the host code away (implied by --lib)")
+      ->group(output);
+  app_.add_flag("--save-temps", opts_.saveTemps, "keep the generated CUDA beside the output (FILE.croqc.cu)")
+      ->group(output);
+  // Croqtile's `--lib -j N`: accepted; the inputs of one run are compiled
+  // one after another (make -j and ninja run croqc processes in parallel).
+  last(app_.add_option("-j", jobs_, "accepted for Croqtile's --lib; inputs are compiled one after another"))
+      ->type_name("N")->group(output);
+  app_.add_flag("--MD", opts_.depfile, "write a depfile for make and ninja (default OUTPUT.d)")->group(output);
+  last(app_.add_option("--MF", opts_.depfilePath, "the depfile of -MD"))->type_name("FILE")->group(output);
+
+  const char* code = "Code generation";
+  last(app_.add_option("-O", optLevel_, "optimisation level of nvcc or the host compiler: 0 to 3 (default 3, cpu 2)"))
+      ->type_name("LEVEL")->group(code);
+  app_.add_flag("-g", opts_.debugInfo, "debug information for host code (kernels always carry line info)")
+      ->group(code);
+  app_.add_flag("--pic", opts_.pic, "position-independent code (also -fPIC, -fpic; implied by --lib)")->group(code);
 
   const char* nvcc = "nvcc (executables and objects; other input files are passed to nvcc)";
   app_.add_option("-l", opts_.libraries, "link library LIB")->type_name("LIB")->allow_extra_args(false)->group(nvcc);
@@ -289,7 +338,7 @@ void CommandLineParser::declareOptions() {
   for (const CLI::Option* opt : app_.get_options()) {
     if (opt->get_group().empty()) continue;
     for (const std::string& s : opt->get_snames()) suggestions_.push_back("-" + s);
-    for (const std::string& l : opt->get_lnames()) suggestions_.push_back(l == "Werror" ? "-Werror" : "--" + l);
+    for (const std::string& l : opt->get_lnames()) suggestions_.push_back(singleDash(l) ? "-" + l : "--" + l);
   }
   for (const Spelling<Action>& kind : kEmitKinds) suggestions_.push_back(fmt::format("--emit={}", kind.text));
   for (const Alias& alias : kAliases) suggestions_.push_back(alias.croqtile);
@@ -311,12 +360,24 @@ std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::Array
   bool afterDashDash = false;
   for (const std::string& arg : args) {
     llvm::StringRef a(arg);
+    if (const Unsupported* u = llvm::find_if(
+            kUnsupported, [&](const Unsupported& x) { return !afterDashDash && a.split('=').first == x.croqtile; });
+        u != std::end(kUnsupported)) {
+      problem([arg, instead = std::string(u->instead)](DiagnosticEngine& diags) {
+        diags.report({}, DiagKind::err_croqtile_option_unsupported, arg, instead);
+      });
+      continue;
+    }
     if (afterDashDash || !a.startswith("-") || a.startswith("--")) {
       afterDashDash = afterDashDash || a == "--";
       out.push_back(arg);
       continue;
     }
     llvm::StringRef name = a.split('=').first;
+    if (a == "-O") {
+      out.push_back("-O2");  // as in gcc and clang
+      continue;
+    }
     const Alias* alias = llvm::find_if(kAliases, [&](const Alias& al) {
       return a == al.croqtile || (name == al.croqtile && !llvm::StringRef(al.croqc).contains('='));
     });
@@ -458,6 +519,14 @@ void CommandLineParser::validateValues() {
   parseEnum("--runtime-check", runtimeCheck_, kRuntimeChecks, opts_.runtimeCheck);
   parseEnum("--color", color_, kColorModes, opts_.color);
   parseEnum("--diagnostics-format", diagnosticsFormat_, kDiagnosticsFormats, opts_.diagnosticsFormat);
+  if (app_.count("-O") && !llvm::is_contained(kOptLevels, llvm::StringRef(optLevel_))) {
+    problem([text = optLevel_](DiagnosticEngine& diags) {
+      diags.report({}, DiagKind::err_invalid_option_value, "-O", text, "`0`, `1`, `2` and `3`");
+    });
+  }
+  opts_.optLevel = optLevel_;
+  if (opts_.library) opts_.suppressMain = opts_.pic = true;
+  if (!opts_.depfilePath.empty()) opts_.depfile = true;
   if (app_.count("--error-limit") && llvm::StringRef(errorLimit_).getAsInteger(10, opts_.errorLimit)) {
     problem([text = errorLimit_](DiagnosticEngine& diags) {
       diags.report({}, DiagKind::err_invalid_error_limit, text);
@@ -501,6 +570,8 @@ void CommandLineParser::parse(llvm::ArrayRef<std::string> args) {
     llvm::StringRef ext = llvm::StringRef(extra).rsplit('.').second;
     if (llvm::StringRef(extra).startswith("-") && extra != "-") {
       reportUnknownArgument(extra);
+    } else if (ext == "co" && extra.find('.') != std::string::npos) {
+      opts_.moreInputs.push_back(extra);
     } else if (extra.find('.') != std::string::npos &&
                (ext == "cu" || ext == "cpp" || ext == "cc" || ext == "cxx" || ext == "o" || ext == "a" || ext == "so")) {
       opts_.extraInputs.push_back(extra);

@@ -46,6 +46,9 @@ enum class DiagnosticsFormat : std::uint8_t { Text, Json };
 struct Options {
   /// The input file; "-" reads stdin; empty when none was given.
   std::string input;
+  /// Further `.co` inputs: each is compiled on its own, then linked or
+  /// archived together (`croqc a.co b.co -o exe`, `--lib a.co b.co -o l.a`).
+  std::vector<std::string> moreInputs;
   /// `-o`; empty means the default (stdout for text outputs); "-" is stdout.
   std::string output;
   Action action = Action::Executable;
@@ -59,6 +62,37 @@ struct Options {
   std::vector<std::string> libraryDirs;
   std::vector<std::string> nvccArgs;
   std::string nvccPath;
+
+  /// Library mode (`--lib`): `main` suppressed, position-independent code,
+  /// a header and `extern "C"` entries (codegen/LibraryInterface.h); the
+  /// output is an object, an archive (`-o X.a`) or a shared library
+  /// (`-o X.so`). `-c` on a file without `main` also writes the header.
+  bool library = false;
+  /// `--suppress-main`: `main` of the host code is renamed away.
+  bool suppressMain = false;
+  /// `-fPIC` / `-fpic`.
+  bool pic = false;
+  /// `--header=FILE`: where the library header goes (default: the object's
+  /// name with `.h`).
+  std::string headerPath;
+  /// `-O0`..`-O3` for nvcc or the host compiler (empty: their default).
+  std::string optLevel;
+  /// `-g`: debug information for host code, line information for kernels.
+  bool debugInfo = false;
+  /// `--save-temps`: keep the generated CUDA next to the output.
+  bool saveTemps = false;
+  /// `-MD` (and `-MF FILE`): write a Makefile depfile for the output.
+  bool depfile = false;
+  std::string depfilePath;
+  /// Set by the driver: the name the generated file has when it is kept
+  /// (`--save-temps`, or after a failed nvcc), for its `#line` markers.
+  std::string keptSourcePath;
+  /// Set by the driver: the file a build finally makes. nvcc and the host
+  /// compiler write a temporary that becomes it; the depfile and a kept
+  /// generated source are named after this one.
+  std::string buildOutput;
+  /// Set by the driver for `--lib -o X.so`: link a shared library.
+  bool sharedLibrary = false;
 
   /// `-D` and `-U` in command-line order.
   std::vector<MacroCommand> macros;

@@ -128,6 +128,8 @@ bool runCodegen(Compilation& c) {
     options.outputName = out;
   else
     options.outputName = options.cpuTarget ? "croqc-generated.cpp" : "croqc-generated.cu";
+  // `--save-temps` keeps the file: its `#line` markers name it.
+  if (!c.options.keptSourcePath.empty()) options.outputName = c.options.keptSourcePath;
   llvm::raw_string_ostream os(c.cudaSource);
   codegen::emitCuda(*c.kir, c.diags.sourceMgr(), options, os);
   os.flush();

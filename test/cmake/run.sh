@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The CMake package, tested as its users meet it: install croqc from BUILD_DIR
+# into a fresh prefix, configure test/cmake/consumer against it with
+# find_package(croqc), build it (croqc_add_kernels, CPU target), run it, build
+# again (nothing to do), then touch a header that a `.co` file includes and
+# check that exactly that kernel is recompiled.
+#
+#   test/cmake/run.sh [--build-dir=DIR] [--junit=FILE] [--keep]
+#
+# Each step is a test case of the JUnit file; the exit status is 0 when all
+# pass. The consumer is copied to a temporary directory, so the source tree
+# is never touched; --keep leaves that directory for inspection.
+set -uo pipefail
+
+build_dir=build
+junit=""
+keep=0
+for arg in "$@"; do
+  case "$arg" in
+    --build-dir=*) build_dir=${arg#--build-dir=} ;;
+    --junit=*) junit=${arg#--junit=} ;;
+    --keep) keep=1 ;;
+    *) echo "run.sh: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/croqc-cmake-XXXXXX")
+if [ "$keep" = 0 ]; then trap 'rm -rf "$work"' EXIT; else echo "run.sh: keeping $work"; fi
+
+cases=""
+failures=0
+# step NAME COMMAND...: runs the command, its output in $work/NAME.log.
+step() {
+  local name=$1; shift
+  local start=$SECONDS
+  if "$@" >"$work/$name.log" 2>&1; then
+    echo "PASS: cmake :: $name"
+    cases+="<testcase classname=\"cmake\" name=\"$name\" time=\"$((SECONDS - start))\"/>"
+  else
+    echo "FAIL: cmake :: $name"
+    sed 's/^/  | /' "$work/$name.log" | tail -n 40
+    failures=$((failures + 1))
+    cases+="<testcase classname=\"cmake\" name=\"$name\"><failure message=\"see the log\"/></testcase>"
+  fi
+}
+
+consumer="$work/consumer-src"
+out="$work/consumer-build"
+cp -r "$here/consumer" "$consumer"
+
+step install cmake --install "$build_dir" --prefix "$work/prefix"
+step configure cmake -S "$consumer" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DKERNEL_KIND=cpu
+step build cmake --build "$out"
+step run bash -c "'$out/consumer' | grep -x 'PASS (saxpy 1000 elements, row_sum 7 rows, scale.h version 1)'"
+step up-to-date bash -c "cmake --build '$out' | grep -q 'no work to do'"
+# A newer included header: saxpy.co is recompiled (its depfile names
+# scale.h), row_sum.co is not, and the program sees the new value.
+touch_and_rebuild() {
+  sleep 1
+  sed -i 's/#define SAXPY_VERSION 1/#define SAXPY_VERSION 2/' "$consumer/kernels/scale.h"
+  cmake --build "$out" | tee "$work/rebuild.out"
+  grep -q 'croqc saxpy.co' "$work/rebuild.out" && ! grep -q 'croqc row_sum.co' "$work/rebuild.out"
+}
+step header-rebuild touch_and_rebuild
+step run-after-edit bash -c "'$out/consumer' | grep -q 'scale.h version 2'"
+
+if [ -n "$junit" ]; then
+  printf '<testsuite name="cmake" tests="7" failures="%d">%s</testsuite>\n' "$failures" "$cases" > "$junit"
+fi
+echo "cmake: $((7 - failures)) passed, $failures failed"
+[ "$failures" = 0 ]
