@@ -140,7 +140,8 @@ std::optional<Entry> describeEntry(const kir::Function& f, const sema::FunctionI
   }
   for (EntryParam& p : dimParams) e.params.push_back(std::move(p));
   if (!e.ownStream)
-    e.params.push_back({"cudaStream_t stream", "", "stream: ordered after the work queued on it; returns when done"});
+    e.params.push_back({"cudaStream_t stream", "stream",
+                        "stream: the kernels run on it, after the work already queued on it"});
   return e;
 }
 
@@ -168,7 +169,9 @@ std::string entryDeclaration(const Entry& e) {
 
 std::string wrapperDeclaration(const kir::Function& f) {
   std::string params;
-  for (size_t i = 0; i < f.params.size(); ++i) params += (i ? ", " : "") + f.params[i];
+  for (const std::string& p : f.params) params += p + ", ";
+  // The wrapper's own stream, its last parameter (kir::Function::stream).
+  params += "cudaStream_t " + f.stream + " = nullptr";
   return f.returnType + " " + f.name + "(" + params + ")";
 }
 
@@ -216,9 +219,8 @@ bool emitLibraryEntries(const kir::Module& module, const sema::SemaResult& sema,
   for (const Entry& e : *entries) {
     os << "\n// `extern \"C\"` entry of `" << e.function->name << "` (library mode)\n"
        << "extern \"C\" " << entryDeclaration(e) << " {\n";
-    // The wrapper launches on its own stream unless it takes one: order it
-    // after the caller's stream, and the caller's later work after it.
-    if (!e.ownStream) os << "  CROQ_CUDA_CHECK(cudaStreamSynchronize(stream));\n";
+    // The caller's stream is the wrapper's own stream (its last argument),
+    // unless the function takes a `stream` parameter.
     std::string args;
     for (const EntryParam& p : e.params)
       if (!p.argument.empty()) args += (args.empty() ? "" : ", ") + p.argument;
@@ -228,7 +230,6 @@ bool emitLibraryEntries(const kir::Module& module, const sema::SemaResult& sema,
     } else {
       os << "  " << e.function->name << "(" << args << ");\n";
     }
-    if (!e.ownStream) os << "  CROQ_CUDA_CHECK(cudaStreamSynchronize(nullptr));\n";
     os << "}\n";
   }
   return true;

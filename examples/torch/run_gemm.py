@@ -54,9 +54,12 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="croqc-torch-")
     os.makedirs(work, exist_ok=True)
     library = build_library(args.croqc, args.arch, work)
+    # with_cuda: the extension includes ATen's CUDA headers, so it needs
+    # the toolkit's include directory and cudart (the source is C++, so
+    # load() would not add them by itself).
     ext = load(name="croq_gemm", sources=[os.path.join(HERE, "croq_gemm_ext.cpp")],
                extra_include_paths=[work], extra_ldflags=[f"-L{work}", "-lhgemm", f"-Wl,-rpath,{work}"],
-               build_directory=work, verbose=False)
+               build_directory=work, with_cuda=True, verbose=False)
     print(f"device: {torch.cuda.get_device_name()}; library: {library}")
 
     failures = 0
