@@ -22,6 +22,8 @@
 # --target=cpu: $CXX, else g++), gpu (`nvidia-smi -L` works: a usable
 # NVIDIA GPU), root (tests run as root, so file permissions do not stop
 # reads), script (util-linux `script`, to run croqc on a pseudo-terminal),
+# tree-open-to-others (every directory above the build tree lets other
+# users through, so a test can run croqc as `nobody` on its files),
 # cuobjdump (CUDA's binary utilities are installed: the SASS checks of
 # utils/sass-opcodes are compared with cuobjdump's).
 # GPU tests say `REQUIRES: gpu` and are UNSUPPORTED on CI.
@@ -133,6 +135,26 @@ if gpu_works():
     config.available_features.add("gpu")
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")
+
+
+def others_can_enter(path):
+    """Whether every directory from / down to `path` lets other users through."""
+    path = os.path.abspath(path)
+    while True:
+        try:
+            if not os.stat(path).st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+# Tests that run croqc as another user (setpriv) need to reach the build tree.
+if others_can_enter(os.path.join(build_dir, "test", "lit")) and others_can_enter(croqc):
+    config.available_features.add("tree-open-to-others")
 cuobjdump = shutil.which("cuobjdump", path=cuda_path)
 if cuobjdump:
     config.available_features.add("cuobjdump")
