@@ -3,7 +3,7 @@
 # benchmark (bench/gemm_sm90.co): the pipelined WGMMA kernel and the seed
 # chapter's warpgroup kernels against cuBLAS, in one process.
 #
-#   bench/run_sm90.sh                 # 4096^3, 8192^3 and 4095^3
+#   bench/run_sm90.sh                 # 4096^3, 8192^3, 16384^3, 2048x2048x16384, 128x8192x8192, 4095^3, 16416^3
 #   bench/run_sm90.sh 2048            # one cube
 #   bench/run_sm90.sh 1000 2000 512   # M N K
 #   CROQC_FLAGS="-D BN=256" bench/run_sm90.sh   # another tile for croq_wgmma_f32acc

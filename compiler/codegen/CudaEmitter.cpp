@@ -507,6 +507,29 @@ class Emitter {
     line("CROQ_CUDA_CHECK(cudaGetLastError());");
   }
 
+  // `NAME_ok` says whether the map could be made; the kernel copies another
+  // way when it could not.
+  void tensorMap(const HostStmt& h) {
+    const char* swizzle = h.swizzle == 128 ? "b128" : h.swizzle == 64 ? "b64" : h.swizzle == 32 ? "b32" : "none";
+    std::string elem = cxxElementType(h.buffer->elem);
+    std::string args = llvm::formatv("{0}, static_cast<std::uint64_t>({1}), static_cast<std::uint64_t>({2}), {3}, {4}, "
+                                     "croq::swizzle_mode::{5}",
+                                     h.from, printExpr(h.buffer->shape[0]), printExpr(h.buffer->shape[1]), h.boxRows,
+                                     h.boxCols, swizzle)
+                           .str();
+    line("bool " + h.text + "_okb = false;");
+    if (h.staged) {
+      line(llvm::formatv("croq::tma::staging<{0}> {1}_staging_;", elem, h.text).str());
+      line(llvm::formatv("const CUtensorMap {0} = croq::tma::staged_tensor_map_2d<{1}>({2}, {3}_staging_, {4}, &{0}_okb);",
+                         h.text, elem, args, h.text, h.stream)
+               .str());
+    } else {
+      line(llvm::formatv("const CUtensorMap {0} = croq::tma::try_tensor_map_2d<{1}>({2}, &{0}_okb);", h.text, elem, args)
+               .str());
+    }
+    line("const bool " + h.text + "_ok = " + h.text + "_okb;");
+  }
+
   void function(const Function& f) {
     for (const auto& k : f.kernels) kernel(*k);
     std::string params;
@@ -560,6 +583,7 @@ class Emitter {
           break;
         case HostStmt::Kind::StreamWait: line("croq::stream_wait(" + h.text + ", " + h.from + ");"); break;
         case HostStmt::Kind::StreamSync: line("CROQ_CUDA_CHECK(cudaStreamSynchronize(" + h.text + "));"); break;
+        case HostStmt::Kind::TensorMap: tensorMap(h); break;
       }
     }
     --indent_;

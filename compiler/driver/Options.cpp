@@ -225,7 +225,7 @@ class CommandLineParser {
 
   // Raw values, validated after parsing.
   std::vector<std::string> emit_, defines_, undefines_;
-  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_;
+  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_, blockGroup_;
   bool preprocessOnly_ = false, assembly_ = false, object_ = false;
   /// Spellings to suggest for a mistyped argument.
   std::vector<std::string> suggestions_;
@@ -305,6 +305,10 @@ void CommandLineParser::declareOptions() {
       ->type_name("TARGET")->group(target);
   last(app_.add_option("--arch", arch_, gpuArchList(", ", " or ", "") + " (default sm_86)"))
       ->type_name("ARCH")->group(target);
+  last(app_.add_option("--block-group", blockGroup_,
+                       "visit the blocks of a 2-D block-level `parallel` in groups of N along its first "
+                       "dimension, for cache reuse (default 8; 1: the hardware order)"))
+      ->type_name("N")->group(target);
   last(app_.add_option("--runtime-check", runtimeCheck_, listPlain(kRuntimeChecks, ", ", ", ") + " (default entry)"))
       ->type_name("LEVEL")->group(target);
 
@@ -530,6 +534,13 @@ void CommandLineParser::validateValues() {
   if (app_.count("--error-limit") && llvm::StringRef(errorLimit_).getAsInteger(10, opts_.errorLimit)) {
     problem([text = errorLimit_](DiagnosticEngine& diags) {
       diags.report({}, DiagKind::err_invalid_error_limit, text);
+    });
+  }
+  if (app_.count("--block-group") &&
+      (llvm::StringRef(blockGroup_).getAsInteger(10, opts_.blockGroup) || opts_.blockGroup < 1 ||
+       opts_.blockGroup > 1024)) {
+    problem([text = blockGroup_](DiagnosticEngine& diags) {
+      diags.report({}, DiagKind::err_invalid_option_value, "--block-group", text, "an integer from 1 to 1024");
     });
   }
   for (const std::string& pass : opts_.printAfter) validatePassName("--print-after", pass);

@@ -102,6 +102,8 @@ struct Options {
   /// A GPU row of target/Targets.def (`--arch`).
   target::TargetId arch = target::TargetId::Sm86;
   RuntimeCheck runtimeCheck = RuntimeCheck::Entry;
+  /// `--block-group`: see lower::LowerOptions::blockGroup.
+  unsigned blockGroup = 8;
 
   ColorMode color = ColorMode::Auto;
   DiagnosticsFormat diagnosticsFormat = DiagnosticsFormat::Text;

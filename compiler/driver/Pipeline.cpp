@@ -105,6 +105,7 @@ bool runLower(Compilation& c) {
   lower::LowerOptions options;
   options.arch = c.options.target == Target::Cpu ? "cpu" : archName(c.options.arch);
   options.entryChecks = c.options.runtimeCheck != RuntimeCheck::None;
+  options.blockGroup = c.options.blockGroup;
   c.kir = lower::lowerProgram(*c.program, *c.sema, options, c.diags);
   if (c.kir) c.kir->sourceName = inputName(c).str();
   return c.kir != nullptr;

@@ -444,6 +444,10 @@ class KirPrinter {
         case HostStmt::Kind::Code: break;
         case HostStmt::Kind::StreamWait: os_ << "stream-wait " << h.text << " for " << h.from; break;
         case HostStmt::Kind::StreamSync: os_ << "stream-sync " << h.text; break;
+        case HostStmt::Kind::TensorMap:
+          os_ << "tensor-map " << h.text << " = " << h.buffer->name << " box [" << h.boxRows << ", " << h.boxCols
+              << "] swizzle " << h.swizzle << (h.staged ? " staged on " + h.stream : std::string());
+          break;
       }
       os_ << "\n";
     }

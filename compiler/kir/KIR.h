@@ -346,6 +346,8 @@ struct HostStmt {
     Code,        // code: scalar statements (integers, conditions, loops, print) run on the host
     StreamWait,  // stream `text` waits for the work enqueued so far on stream `from`
     StreamSync,  // the host waits for stream `text`
+    TensorMap,   // text: the map's name; buffer: the [rows][cols] global tensor at pointer `from`,
+                 // read or written in [boxRows][boxCols] boxes with `swizzle`-byte rows (0: none)
   };
   Kind kind = Kind::Raw;
   std::string text;
@@ -360,6 +362,14 @@ struct HostStmt {
   std::string stream;
   std::vector<Stmt*> code;
   llvm::SMLoc loc;
+  /// TensorMap: the box, the swizzle, and whether a tensor the hardware
+  /// cannot describe (an address or row pitch that is not a multiple of 16
+  /// bytes) is copied, on the wrapper's stream, into a scratch tensor with an
+  /// aligned pitch that the map describes instead (only for tensors that no
+  /// kernel of the function writes).
+  std::int64_t boxRows = 0, boxCols = 0;
+  int swizzle = 0;
+  bool staged = false;
 };
 
 struct Function {

@@ -42,6 +42,13 @@ struct LowerOptions {
   llvm::StringRef arch = "sm_86";
   /// Emit the wrapper's entry shape checks (`--runtime-check=entry`).
   bool entryChecks = true;
+  /// The blocks of a kernel whose block level is two-dimensional are visited
+  /// in groups of this many along the first dimension (all of a group's
+  /// first-dimension indices for one second-dimension index, then the next),
+  /// so that the blocks resident at once read fewer distinct tiles; 1 keeps
+  /// the hardware's order. Kernels with `__cpp__` or inline asm keep the
+  /// hardware's order (their code may read `blockIdx` itself).
+  unsigned blockGroup = 8;
 };
 
 /// Lowers `program`. Constructs croqc cannot lower yet are reported as

@@ -149,6 +149,14 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
     return h.kind == kir::HostStmt::Kind::Return;
   });
   if (ownsDeviceMemory && !returns) orderAfterPreviousWork(function_->stream, fn.range().End);
+  // Tensors that TMA only reads may be staged into an aligned pitch; user
+  // C++ or asm could write any of them.
+  bool userCode = false;
+  forEachStmt(fn.body, [&](const ast::Stmt* s) {
+    if (llvm::isa<CppStmt>(s) || llvm::isa<AsmStmt>(s)) userCode = true;
+  });
+  for (kir::HostStmt& h : function_->wrapper)
+    if (h.kind == kir::HostStmt::Kind::TensorMap) h.staged = !userCode && !written_.count(h.buffer);
   for (kir::Buffer* b : globalBuffers_) {
     if (!written_.count(b)) continue;
     for (const kir::HostStmt& h : function_->wrapper) {

@@ -96,6 +96,8 @@ class Lowerer {
   void declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc);
 
   // ---- Parallel levels (LowerParallel.cpp) ----
+  bool groupedBlockOrder(const sema::ParallelLevelInfo& info) const;
+  void lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLoc loc, std::vector<kir::Stmt*>& into);
   void lowerParallel(const ast::ParallelStmt* p);
   /// The frame a statement at the current position runs in.
   const LevelFrame& currentFrame() const { return frames_.back(); }

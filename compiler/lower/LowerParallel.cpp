@@ -117,6 +117,47 @@ ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
   return deepest;
 }
 
+bool Lowerer::groupedBlockOrder(const sema::ParallelLevelInfo& info) const {
+  if (options_.blockGroup <= 1 || info.vars.size() != 2 || info.extents.size() != 2) return false;
+  for (const sym::SymExpr* e : info.extents)
+    if (std::optional<std::int64_t> c = sym::constantValue(e); c && *c <= 1) return false;
+  bool userCode = false;
+  forEachStmt(kernelInfo_->root, [&](const ast::Stmt* s) {
+    if (llvm::isa<CppStmt>(s) || llvm::isa<AsmStmt>(s)) userCode = true;
+  });
+  return !userCode;
+}
+
+// The grid keeps its shape (blockIdx.x over the first extent); the linear
+// block number, in the order the hardware starts blocks, is split into groups
+// of `G` first-dimension indices: group g covers first indices [g G, g G + G)
+// (fewer in the last group) and walks them fastest, then the second index.
+void Lowerer::lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLoc loc, std::vector<Stmt*>& into) {
+  auto let = [&](std::string name, const Expr* value) {
+    Stmt* s = m().stmt(StmtKind::Let, loc);
+    s->var = name;
+    s->value = value;
+    s->maybeUnused = true;
+    into.push_back(s);
+    return m().var(name);
+  };
+  const Expr* gx = m().var("static_cast<int>(gridDim.x)");
+  const Expr* gy = m().var("static_cast<int>(gridDim.y)");
+  const Expr* linear = let("block_", m().add(m().var("static_cast<int>(blockIdx.x)"),
+                                                   m().mul(m().var("static_cast<int>(blockIdx.y)"), gx)));
+  const Expr* perGroup = m().mul(m().intc(options_.blockGroup), gy);
+  const Expr* first = let("group_first_", m().mul(m().div(linear, perGroup), m().intc(options_.blockGroup)));
+  const Expr* rows = let("group_rows_", m().min(m().sub(gx, first), m().intc(options_.blockGroup)));
+  const Expr* inGroup = let("in_group_", m().mod(linear, perGroup));
+  const Expr* values[2] = {m().add(first, m().mod(inGroup, rows)), m().div(inGroup, rows)};
+  for (size_t d = 0; d < 2; ++d) {
+    if (!info.vars[d]) continue;
+    std::string name = nameFor(info.vars[d]);
+    let(name, values[d]);
+    bindValue(info.vars[d], m().var(name));
+  }
+}
+
 void Lowerer::lowerParallel(const ParallelStmt* p) {
   if (p->isAsync && p != kernelInfo_->root) unsupported(p->range(), "an inner `parallel.async`");
   auto levelsIt = sema_.parallelLevels.find(p);
@@ -135,6 +176,11 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
       if (l.stmt == p && l.level == level) info = &l;
     if (!info) {
       unsupported(b.range, "this parallel binding");
+      continue;
+    }
+    if (level == ParallelLevel::Block && blockDim == 0 && p == kernelInfo_->root && groupedBlockOrder(*info)) {
+      lowerGroupedBlocks(*info, b.range.Start, *into);
+      blockDim += 2;
       continue;
     }
     if (level == ParallelLevel::Block || level == ParallelLevel::Device || level == ParallelLevel::Cluster) {

@@ -62,17 +62,14 @@ std::string Lowerer::tensorMap(const kir::Buffer* global, std::int64_t rows, std
   for (const kir::HostStmt& h : function_->wrapper)
     if (h.kind == kir::HostStmt::Kind::AllocDevice && h.buffer == global) ptr += ".get()";
   kir::HostStmt h;
-  h.kind = kir::HostStmt::Kind::Raw;
-  h.text = llvm::formatv("bool {0}_okb = false;\n  const CUtensorMap {0} = croq::tma::try_tensor_map_2d<{1}>({2}, "
-                         "static_cast<std::uint64_t>({3}), static_cast<std::uint64_t>({4}), {5}, {6}, "
-                         "croq::swizzle_mode::{7}, &{0}_okb);\n  const bool {0}_ok = {0}_okb;",
-                         name, kir::cxxElementType(global->elem), ptr, printExpr(global->shape[0]),
-                         printExpr(global->shape[1]), rows, cols,
-                         swizzle == 128  ? "b128"
-                         : swizzle == 64 ? "b64"
-                         : swizzle == 32 ? "b32"
-                                         : "none")
-               .str();
+  h.kind = kir::HostStmt::Kind::TensorMap;
+  h.text = name;
+  h.buffer = global;
+  h.from = ptr;
+  h.boxRows = rows;
+  h.boxCols = cols;
+  h.swizzle = swizzle;
+  h.stream = function_->stream;
   function_->wrapper.push_back(h);
   kernel_->params.push_back({name, "const __grid_constant__ CUtensorMap", name});
   return name;

@@ -39,12 +39,19 @@
 // the global address is 16-byte aligned, strides are multiples of 16 bytes,
 // box extents are 1..256, the innermost box extent is a multiple of 16
 // bytes, and with a swizzle it is at most the swizzle width (32/64/128 B).
+//   try_tensor_map_2d<T>(ptr, rows, cols, box_rows, box_cols, swizzle, &ok)
+// the same 2-D map, or `ok` false when the tensor breaks those rules;
+//   staged_tensor_map_2d<T>(..., scratch, stream, &ok)
+// for a tensor the kernels only read: when it breaks them, a copy with rows
+// 128 bytes apart is made in `scratch` (a staging<T>) on `stream` and
+// described instead.
 #pragma once
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -324,6 +331,101 @@ CUtensorMap try_tensor_map_2d(const T* ptr, std::uint64_t rows, std::uint64_t co
     return none;
   }
   return make_tensor_map_2d<T>(ptr, rows, cols, box_rows, box_cols, swizzle);
+}
+
+// Device scratch holding a staged copy of a tensor; freed on its stream when
+// it goes out of scope, after the work the wrapper enqueued there.
+template <typename T>
+class staging {
+ public:
+  staging() = default;
+  staging(const staging&) = delete;
+  staging& operator=(const staging&) = delete;
+  ~staging() {
+    if (ptr_ != nullptr) (void)cudaFreeAsync(ptr_, stream_);
+  }
+  T* data() const { return ptr_; }
+  // Takes `bytes` of device memory ordered on `stream`; false when there is
+  // not enough.
+  bool allocate(std::size_t bytes, cudaStream_t stream) {
+    void* p = nullptr;
+    if (cudaMallocAsync(&p, bytes, stream) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    ptr_ = static_cast<T*>(p);
+    stream_ = stream;
+    return true;
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+};
+
+namespace detail {
+
+// Copies `rows` rows of `row_bytes` bytes, `src_pitch` bytes apart from `src`
+// (any alignment), to `dst` (16-byte aligned), `dst_pitch` bytes apart (a
+// multiple of 16), a 4-byte word per thread: each destination word is cut
+// from the two aligned source words around its bytes, so every access is an
+// aligned, coalesced 4-byte one. Bytes past a row's end in its last word are
+// padding. The words at the two ends of the source, which may hold bytes
+// outside it, are read byte by byte instead: no byte outside the source is
+// read.
+// (A template so that every object file that includes this header may hold
+// it.)
+template <int = 0>
+__global__ void stage_rows(unsigned char* __restrict__ dst, std::size_t dst_pitch,
+                           const unsigned char* __restrict__ src, std::size_t src_pitch, std::size_t row_bytes,
+                           std::size_t rows) {
+  const std::size_t words = (row_bytes + 3) / 4;
+  const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(src);
+  const std::uintptr_t end = begin + (rows - 1) * src_pitch + row_bytes;
+  const std::size_t total = rows * words;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t r = i / words, w = i % words;
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(src) + r * src_pitch + 4 * w;
+    const std::uintptr_t lo = at & ~std::uintptr_t{3};
+    const unsigned shift = static_cast<unsigned>(at - lo) * 8;
+    std::uint32_t value = 0;
+    if (lo >= begin && lo + (shift != 0 ? 8 : 4) <= end) {
+      const std::uint32_t w0 = *reinterpret_cast<const std::uint32_t*>(lo);
+      const std::uint32_t w1 = shift != 0 ? *reinterpret_cast<const std::uint32_t*>(lo + 4) : 0u;
+      value = __funnelshift_r(w0, w1, shift);
+    } else {
+      for (unsigned b = 0; b < 4 && at + b < end; ++b)
+        value |= static_cast<std::uint32_t>(*reinterpret_cast<const unsigned char*>(at + b)) << (8 * b);
+    }
+    *reinterpret_cast<std::uint32_t*>(dst + r * dst_pitch + 4 * w) = value;
+  }
+}
+
+}  // namespace detail
+
+// The map of try_tensor_map_2d for a tensor the kernels only read. When the
+// hardware cannot describe the tensor (its address or row pitch is not a
+// multiple of 16 bytes), the tensor is copied on `stream`, before the work
+// enqueued after this call, into `scratch` with rows 128 bytes apart, and the
+// map describes the copy; `ok` is false only when no scratch could be had.
+template <typename T>
+CUtensorMap staged_tensor_map_2d(const T* ptr, std::uint64_t rows, std::uint64_t cols, std::uint32_t box_rows,
+                                 std::uint32_t box_cols, swizzle_mode swizzle, staging<T>& scratch,
+                                 cudaStream_t stream, bool* ok) {
+  CUtensorMap map = try_tensor_map_2d<T>(ptr, rows, cols, box_rows, box_cols, swizzle, ok);
+  if (*ok) return map;
+  const std::size_t row_bytes = static_cast<std::size_t>(cols) * sizeof(T);
+  const std::size_t pitch = (row_bytes + 127) / 128 * 128;
+  if (!scratch.allocate(pitch * rows, stream)) return map;
+  const std::size_t threads = rows * ((row_bytes + 3) / 4);
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((threads + 255) / 256, 8192));
+  detail::stage_rows<><<<blocks, 256, 0, stream>>>(reinterpret_cast<unsigned char*>(scratch.data()), pitch,
+                                                 reinterpret_cast<const unsigned char*>(ptr), row_bytes, row_bytes,
+                                                 static_cast<std::size_t>(rows));
+  CROQ_CUDA_CHECK(cudaGetLastError());
+  *ok = true;
+  return make_tensor_map_2d<T>(scratch.data(), rows, cols, box_rows, box_cols, swizzle, pitch / sizeof(T));
 }
 
 // A [d0][d1][d2] tensor (strides in elements; 0 = dense) in [box0][box1][box2] boxes.
