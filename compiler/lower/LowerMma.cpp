@@ -52,8 +52,9 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 }  // namespace
 
 std::optional<std::int64_t> Lowerer::warpAtomK(TokenKind elem) const {
-  if (elem == TokenKind::ty_f16 || elem == TokenKind::ty_bf16) return 16;
-  if ((elem == TokenKind::ty_f8_e4m3 || elem == TokenKind::ty_f8_e5m2) && target_.hasFp8Mma) return 32;
+  if (elem == TokenKind::ty_f16 || elem == TokenKind::ty_bf16 ||
+      ((elem == TokenKind::ty_f8_e4m3 || elem == TokenKind::ty_f8_e5m2) && target_.hasFp8Mma))
+    return target::mmaInstructionK(elem);
   return std::nullopt;
 }
 

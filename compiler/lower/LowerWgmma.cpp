@@ -33,8 +33,8 @@ namespace {
 std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKind acc) {
   using enum TokenKind;
   if (a != b) return std::nullopt;
-  if (a == ty_f16 || (a == ty_bf16 && acc == ty_f32)) return 16;
-  if (a == ty_f8_e4m3 || a == ty_f8_e5m2) return 32;
+  if (a == ty_f16 || (a == ty_bf16 && acc == ty_f32) || a == ty_f8_e4m3 || a == ty_f8_e5m2)
+    return target::mmaInstructionK(a);
   return std::nullopt;
 }
 

@@ -18,6 +18,14 @@ unsigned elementBits(TokenKind type);
 /// Storage size in whole bytes, rounded up (`|T|`; `s4` is 1, `u1` is 1).
 unsigned elementBytes(TokenKind type);
 
+/// The K of one tensor-core instruction (mma.sync atom or wgmma) whose
+/// operands are `type`: 32 bytes of an operand row (16 for 16-bit types, 32
+/// for 8-bit ones). 0 for a kind that is not an element type.
+inline unsigned mmaInstructionK(TokenKind type) {
+  unsigned bytes = elementBytes(type);
+  return bytes == 0 ? 0 : 32 / bytes;
+}
+
 /// Floating-point formats, including `tf32`, the fp8/fp6/fp4 formats and the
 /// unsigned scale formats `f8_ue4m3` / `f8_ue8m0`.
 bool isFloatType(TokenKind type);

@@ -151,6 +151,12 @@ CROQ_HOST_DEVICE T from_f32(float f) {
 
 }  // namespace utils
 
+// The K of one tensor-core instruction (an mma.sync atom or a wgmma) whose
+// operands are T: 32 bytes of an operand row (k16 for 16-bit types, k32 for
+// 8-bit ones). The compiler's target::mmaInstructionK is the same rule.
+template <typename T>
+inline constexpr int mma_instruction_k_v = 32 / static_cast<int>(sizeof(T));
+
 // Croqtile's names of the 16-bit conversions.
 CROQ_HOST_DEVICE float f16_to_f32(f16 x) { return __half2float(x); }
 CROQ_HOST_DEVICE f16 f32_to_f16(float x) { return __float2half_rn(x); }

@@ -54,7 +54,7 @@ struct frag_c<f16> {
 
 // The K of one atom for operands of type T.
 template <typename T>
-inline constexpr int atom_k_v = 32 / static_cast<int>(sizeof(T));
+inline constexpr int atom_k_v = mma_instruction_k_v<T>;
 
 // ---- coordinates (Bytes: the operand size, 2 or 1) ----------------------------
 

@@ -38,7 +38,7 @@ using accumulator_t = typename accumulator<N, AccT>::type;
 // The K of one dense wgmma: 32 bytes of each operand row (k16 for 16-bit
 // inputs, k32 for 8-bit floats).
 template <typename InT>
-inline constexpr int k_per_instr_v = 32 / static_cast<int>(sizeof(InT));
+inline constexpr int k_per_instr_v = mma_instruction_k_v<InT>;
 
 // The shapes and types wgmma m64nNk16 / m64nNk32 takes: f16 operands with f32
 // or f16 accumulators, bf16 with f32, and e4m3 or e5m2 (A and B of one type)
