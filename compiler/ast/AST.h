@@ -70,14 +70,13 @@ class IntLiteralExpr : public Expr {
   bool negative = false;  // written with a leading `-`
   /// The value as a 64-bit signed integer, with its sign; nullopt when it is
   /// out of that range (`9223372036854775808` without a `-`).
+  /// The literal is its digits: a signed 64-bit value of at most
+  /// 9223372036854775807 before the sign, so `-9223372036854775808` is out
+  /// of range (Croqtile's rule; `-9223372036854775807 - 1` is the minimum).
   std::optional<std::int64_t> signedValue() const {
-    constexpr std::uint64_t kMinMagnitude = std::uint64_t{1} << 63;
-    if (value.value < kMinMagnitude) {
-      auto v = static_cast<std::int64_t>(value.value);
-      return negative ? -v : v;
-    }
-    if (negative && value.value == kMinMagnitude) return std::numeric_limits<std::int64_t>::min();
-    return std::nullopt;
+    if (value.value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    auto v = static_cast<std::int64_t>(value.value);
+    return negative ? -v : v;
   }
   /// Written as `(N)`: inside a shape subscript `s[(0) / 2]` this names
   /// dimension N of `s` (spec 5.1).

@@ -130,8 +130,8 @@ void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
   }
   // Then neighbours that are contiguous on both sides become one dimension.
   auto contiguous = [](const kir::Tile& t, size_t i) {
-    return i + 1 < t.strides.size() && t.strides[i]->isConst() && t.strides[i + 1]->isConst() &&
-           t.strides[i]->intValue == t.extents[i + 1] * t.strides[i + 1]->intValue &&
+    return i + 1 < t.strides.size() && t.extents[i + 1] >= 0 && t.strides[i]->isConst() &&
+           t.strides[i + 1]->isConst() && t.strides[i]->intValue == t.extents[i + 1] * t.strides[i + 1]->intValue &&
            (i + 1 >= t.valid.size() || !t.valid[i + 1]);
   };
   for (size_t i = 0; dst.rank() > 2 && i + 1 < dst.rank() && dst.rank() == src.rank();) {
@@ -139,17 +139,25 @@ void Lowerer::squeezeCopyTiles(kir::Tile& dst, kir::Tile& src) {
       ++i;
       continue;
     }
-    for (kir::Tile* t : {&dst, &src}) {
-      std::int64_t inner = t->extents[i + 1];
-      if (i < t->valid.size() && t->valid[i]) t->valid[i] = m().mul(t->valid[i], m().intc(inner));
-      t->extents[i] *= inner;
-      t->strides[i] = t->strides[i + 1];
-      t->extents.erase(t->extents.begin() + i + 1);
-      if (i + 1 < t->runtimeExtents.size()) t->runtimeExtents.erase(t->runtimeExtents.begin() + i + 1);
-      t->strides.erase(t->strides.begin() + i + 1);
-      if (i + 1 < t->valid.size()) t->valid.erase(t->valid.begin() + i + 1);
-    }
+    mergeInnerDim(dst, i);
+    mergeInnerDim(src, i);
   }
+}
+
+void Lowerer::mergeInnerDim(kir::Tile& t, size_t d) {
+  const std::int64_t inner = t.extents[d + 1];
+  const Expr* scale = m().intc(inner);
+  if (d < t.valid.size() && t.valid[d]) t.valid[d] = m().mul(t.valid[d], scale);
+  // A run-time extent (or the value of a bounded one) grows with it: the
+  // constant extent of a run-time dimension stays -1.
+  if (d < t.runtimeExtents.size() && t.runtimeExtents[d]) t.runtimeExtents[d] = m().mul(t.runtimeExtents[d], scale);
+  if (t.extents[d] >= 0) t.extents[d] *= inner;
+  t.strides[d] = t.strides[d + 1];
+  const auto next = static_cast<std::ptrdiff_t>(d) + 1;
+  t.extents.erase(t.extents.begin() + next);
+  t.strides.erase(t.strides.begin() + next);
+  if (d + 1 < t.valid.size()) t.valid.erase(t.valid.begin() + next);
+  if (d + 1 < t.runtimeExtents.size()) t.runtimeExtents.erase(t.runtimeExtents.begin() + next);
 }
 
 void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::Scope scope, bool async, bool zfill,
@@ -226,17 +234,8 @@ void Lowerer::collapseContiguousDims(kir::Tile& dst, kir::Tile& src) {
       ++d;
       continue;
     }
-    for (kir::Tile* t : {&dst, &src}) {
-      const std::int64_t inner = t->extents[d + 1];
-      if (t->valid[d]) t->valid[d] = m().mul(t->valid[d], m().intc(inner));
-      t->extents[d] *= inner;
-      t->strides[d] = t->strides[d + 1];
-      t->extents.erase(t->extents.begin() + static_cast<std::ptrdiff_t>(d) + 1);
-      t->strides.erase(t->strides.begin() + static_cast<std::ptrdiff_t>(d) + 1);
-      t->valid.erase(t->valid.begin() + static_cast<std::ptrdiff_t>(d) + 1);
-      if (t->runtimeExtents.size() > d + 1)
-        t->runtimeExtents.erase(t->runtimeExtents.begin() + static_cast<std::ptrdiff_t>(d) + 1);
-    }
+    mergeInnerDim(dst, d);
+    mergeInnerDim(src, d);
   }
 }
 

@@ -150,6 +150,9 @@ class Lowerer {
   void fillLocal(const kir::Buffer* b, const Expr* value, llvm::SMLoc loc);
   void forEachElement(const kir::Buffer* b, llvm::SMLoc loc, llvm::function_ref<void(const Expr*)> body);
   void squeezeCopyTiles(kir::Tile& dst, kir::Tile& src);
+  /// Folds dimension d + 1 (of a constant extent, stored densely inside d)
+  /// into dimension d.
+  void mergeInnerDim(kir::Tile& t, size_t d);
   const sema::Symbol* futureOf(const ast::DmaStmt* d);
   std::optional<kir::Scope> copyScope(const ast::DmaStmt* d, const kir::Tile& dst, const kir::Tile& src);
   void recordAsyncFuture(const ast::DmaStmt* d, const sema::Symbol* future, bool async);

@@ -127,7 +127,7 @@ Type Checker::checkUncached(const Expr* e) {
       const auto* i = llvm::cast<IntLiteralExpr>(e);
       std::optional<std::int64_t> v = i->signedValue();
       if (!v) {
-        report(i->range(), DiagKind::err_int_literal_out_of_range, (i->negative ? "-" : "") + i->spelling.str());
+        report(i->range(), DiagKind::err_int_literal_out_of_range, i->spelling.str());
         return Type::error();
       }
       Type t = Type::simple(TypeKind::Int);
