@@ -422,6 +422,15 @@ class Emitter {
                  .str());
         return;
       }
+      case StmtKind::AccScale: {
+        const Tile& t = s->src;
+        if (s->i->isConst(0)) asyncAccumulatorFence(*s->fragB);
+        line(llvm::formatv("croq::wgmma::scale_add<{0}, {1}>({2}[{3}], {4}[{3}], {5}, {6}, {7}, {8});",
+                           s->frag->logicalCols, cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i),
+                           s->fragB->name, ptr(t), printExpr(t.strides[0]), validOf(t, 0), printExpr(s->value))
+                 .str());
+        return;
+      }
       case StmtKind::Raw: line(s->text); return;
       case StmtKind::Print: {
         std::string call = "printf(" + s->text;

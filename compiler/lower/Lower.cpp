@@ -331,6 +331,9 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   }
   if (target_.isGpu && target_.hasTma) findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
+  scaledAccumulators_.clear();
+  kblockPartials_.clear();
+  if (wgmma_) findScaledAccumulators(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
   nested(body, [&] {
     Stmt* tid = emit(StmtKind::Let, root->loc());
@@ -468,6 +471,7 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::MmaLoadStmt: comment(s); lowerMmaLoad(llvm::cast<MmaLoadStmt>(s)); return;
     case NodeKind::MmaExecStmt: comment(s); lowerMmaExec(llvm::cast<MmaExecStmt>(s)); return;
     case NodeKind::MmaStoreStmt: comment(s); lowerMmaStore(llvm::cast<MmaStoreStmt>(s)); return;
+    case NodeKind::MmaScaleStmt: comment(s); lowerMmaScale(llvm::cast<MmaScaleStmt>(s)); return;
     case NodeKind::MmaCommitStmt:
     case NodeKind::MmaWaitStmt:
       comment(s);

@@ -313,15 +313,17 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   // The CPU target runs a TMA copy as the plain copy it stands for (the
   // copy engine's zero fill included: copies into shared memory zero-fill;
   // into a WGMMA operand, the copy writes its swizzled layout as TMA does).
+  bool tmaAsPlain = false;
   if (d->engine == TokenKind::kw_tma && !cpuTarget()) {
-    if (target_.hasTma)
-      lowerTma(d);
-    else
+    if (!target_.hasTma) {
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
-    return;
+      return;
+    }
+    tmaAsPlain = tmaCopyIsPlain(d);
+    if (!tmaAsPlain) return lowerTma(d);
   }
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && d->op != TokenKind::m_pad &&
-      !(cpuTarget() && d->op == TokenKind::m_load)) {
+      !((cpuTarget() || tmaAsPlain) && d->op == TokenKind::m_load)) {
     unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
     if (!d->future.empty())
       if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())

@@ -196,8 +196,20 @@ class Lowerer {
   void lowerWgmmaFill(const ast::MmaFillStmt* s);
   void lowerWgmmaLoad(const ast::MmaLoadStmt* s);
   void lowerWgmmaRegisterLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym);
+  /// Loads A [64 * m, K] of `tile` into a warpgroup register fragment
+  /// (`previous` when it has that shape); null after reporting why not.
+  kir::Fragment* loadWgmmaRegisterA(llvm::StringRef name, const kir::Tile& tile, bool transposed,
+                                    kir::Fragment* previous, llvm::SMRange where, llvm::SMLoc loc);
+  /// Operand A of `s` when it is a `frag` fragment: loaded into registers.
+  kir::Fragment* registerAFromLocalFragment(const ast::MmaExecStmt* s);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
+  /// Accumulators that `mma.scale` or `mma.<la>.<lb>.scale` scale: their
+  /// MMAs go into a partial accumulator of one K block (spec 13.6).
+  void findScaledAccumulators(const ast::Stmt* body);
+  void lowerMmaScale(const ast::MmaScaleStmt* s);
+  /// acc += (its K block's partial) * sa[row] * sb, then the partial is zeroed.
+  void emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const ast::Expr* sb, llvm::SMRange where);
   /// `mma.commit` and `mma.wait<n>` (spec 13.8). A kernel with no
   /// `mma.wait` has every MMA complete before the next statement, so both
   /// need nothing; with one, its warpgroup MMAs are asynchronous:
@@ -211,6 +223,9 @@ class Lowerer {
 
   // ---- TMA on sm_90a (LowerTma.cpp) ----
   void lowerTma(const ast::DmaStmt* d);
+  /// A `tma.copy` between tiles that are not both 2-D: warned about, and
+  /// lowered as the plain copy it stands for (as on the CPU target).
+  bool tmaCopyIsPlain(const ast::DmaStmt* d);
   void lowerTmaStore(const ast::DmaStmt* d, const kir::Tile& src);
   /// Marks the buffers `tma` copies write (dense rows) before buffers are made.
   void findTmaDestinations(const ast::Stmt* body);
@@ -407,6 +422,9 @@ class Lowerer {
   /// `ma = mma.load view` under WGMMA (SS mode): the view the descriptor
   /// describes.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
+  /// Scaled warpgroup accumulators and the partial accumulator of each.
+  llvm::DenseSet<const sema::Symbol*> scaledAccumulators_;
+  llvm::DenseMap<const sema::Symbol*, kir::Fragment*> kblockPartials_;
   /// Tensor maps of the current kernel: (buffer, box rows, box cols,
   /// swizzle) -> parameter name.
   struct TensorMapKey {
