@@ -322,6 +322,10 @@ struct Kernel {
   /// Grid extents (x, y, z) as host expressions over the wrapper's values.
   std::vector<const Expr*> grid;
   std::int64_t threads = 1;
+  /// A block of a run-time number of warps (`parallel w by N : group`): the
+  /// number of instances of `threads` threads, a host expression; the
+  /// wrapper launches `threads * instances` threads and checks the limit.
+  const Expr* instances = nullptr;
   /// Shared buffers declared at kernel scope; their total size.
   std::vector<const Buffer*> sharedBuffers;
   std::int64_t sharedBytes = 0;

@@ -187,18 +187,20 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
     }
     // Synchronous element by element (an `.async` one is complete before
     // its wait, which still synchronizes).
-    emitElementCopy(d2, s2, threads, rank, zfill, loc);
+    firstInstanceOnly(scope, loc, [&] { emitElementCopy(d2, s2, threads, rank, zfill, loc); });
     if (fence) barrier(scope, loc);
     return;
   }
-  Stmt* c = emit(StmtKind::Copy, loc);
-  c->dst = d2;
-  c->src = s2;
-  c->scope = scope;
-  c->threads = threads;
-  c->rank = rank;
-  c->async = async;
-  c->zfill = zfill;
+  firstInstanceOnly(scope, loc, [&] {
+    Stmt* c = emit(StmtKind::Copy, loc);
+    c->dst = d2;
+    c->src = s2;
+    c->scope = scope;
+    c->threads = threads;
+    c->rank = rank;
+    c->async = async;
+    c->zfill = zfill;
+  });
   // WGMMA reads shared memory through the async proxy: ordinary stores into
   // its operands are fenced before the barrier (PTX ISA, proxies).
   if (!async && dst.buffer->swizzleBytes) {

@@ -99,6 +99,14 @@ class Lowerer {
   void lowerParallel(const ast::ParallelStmt* p);
   /// The frame a statement at the current position runs in.
   const LevelFrame& currentFrame() const { return frames_.back(); }
+  /// A level of `span` threads per instance has one instance per block
+  /// (never in a kernel of a run-time number of warps).
+  bool coversBlock(std::int64_t span) const;
+  /// Emits `body` for the threads that do block-wide work of `scope`.
+  void firstInstanceOnly(kir::Scope scope, llvm::SMLoc loc, llvm::function_ref<void()> body);
+  /// The group level of a run-time number of warps (LowerParallel.cpp).
+  std::vector<kir::Stmt*>* lowerRuntimeWarps(const ast::ParallelBinding& b, const sema::ParallelLevelInfo& info,
+                                              std::vector<kir::Stmt*>* into);
   /// True for this thread when it is the one that performs a side effect
   /// of the current scope (spec 10.3).
   const Expr* leaderCondition();
