@@ -78,7 +78,7 @@ class Emitter {
   }
 
   void kernel(const Kernel& k) {
-    line("// " + k.name + ": " + std::to_string(k.threads) + " threads per block, " +
+    line("// " + k.name + ": " + std::to_string(k.threads) + (k.instances ? " threads per instance of `" + printExpr(k.instances) + "` per block, " : " threads per block, ") +
          std::to_string(k.sharedBytes) + " bytes of shared memory" +
          (k.runtimeSharedBytes ? " and buffers sized at the launch" : ""));
     std::string params;
@@ -88,7 +88,9 @@ class Emitter {
       bool pointer = llvm::StringRef(p.cxxType).endswith("*");
       params += p.cxxType + (pointer ? " __restrict__ " : " ") + p.name;
     }
-    line(llvm::formatv("__global__ void __launch_bounds__({0}) {1}({2}) {{", k.threads, k.name, params).str());
+    line(llvm::formatv("__global__ void __launch_bounds__({0}) {1}({2}) {{", k.instances ? 1024 : k.threads, k.name,
+                       params)
+             .str());
     ++indent_;
     if (!k.sharedBuffers.empty()) {
       line(options_.cpuTarget ? "unsigned char* const croq_smem_ = croq::cpu::dynamic_shared_memory();"
@@ -422,6 +424,15 @@ class Emitter {
                  .str());
         return;
       }
+      case StmtKind::AccScale: {
+        const Tile& t = s->src;
+        if (s->i->isConst(0)) asyncAccumulatorFence(*s->fragB);
+        line(llvm::formatv("croq::wgmma::scale_add<{0}, {1}>({2}[{3}], {4}[{3}], {5}, {6}, {7}, {8});",
+                           s->frag->logicalCols, cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i),
+                           s->fragB->name, ptr(t), printExpr(t.strides[0]), validOf(t, 0), printExpr(s->value))
+                 .str());
+        return;
+      }
       case StmtKind::Raw: line(s->text); return;
       case StmtKind::Print: {
         std::string call = "printf(" + s->text;
@@ -496,12 +507,20 @@ class Emitter {
                          k.name)
                .str());
     }
+    std::string threads = std::to_string(k.threads);
+    if (k.instances) {
+      threads = k.name + "_threads_";
+      std::string extent = printExpr(k.instances);
+      line(llvm::formatv("const int {0} = croq::block_threads(\"{1}\", \"{2}\", \"{3}\", {3}, {4});", threads, function,
+                         k.name, extent, k.threads)
+               .str());
+    }
     if (options_.cpuTarget)
-      line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, k.threads,
+      line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, threads,
                          shared, args.empty() ? "" : ", ", args)
                .str());
     else
-      line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}, {4}>>>({5});", k.name, grid, k.threads, shared,
+      line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}, {4}>>>({5});", k.name, grid, threads, shared,
                          h.stream, args)
                .str());
     line("CROQ_CUDA_CHECK(cudaGetLastError());");

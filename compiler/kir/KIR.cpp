@@ -610,6 +610,10 @@ class KirPrinter {
         os_ << "atom.store " << tile(s->dst) << " <- " << s->frag->name << "[" << printExpr(s->i) << "]["
             << printExpr(s->j) << "]\n";
         return;
+      case StmtKind::AccScale:
+        os_ << "acc.scale " << s->frag->name << "[" << printExpr(s->i) << "] += " << s->fragB->name << "["
+            << printExpr(s->i) << "] * " << tile(s->src) << " * " << printExpr(s->value) << "\n";
+        return;
       case StmtKind::Raw: os_ << "raw " << s->text << "\n"; return;
       case StmtKind::Print:
         os_ << "print " << s->text;

@@ -220,6 +220,9 @@ enum class StmtKind : std::uint8_t {
                   // warpgroup A fragment is 64 x 16, each warp loading its 16-row slab
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
   AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
+  AccScale,       // frag[i] += fragB[i] * src[row] * value for each element of the 64-row
+                  // warpgroup accumulator atom i (fragB: the K block's partial accumulator; rows
+                  // of `src` past its valid extent scale by zero)
   WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` k16 steps; A is the register
                   // fragment `fragA` (RS mode) or, when that is null, the shared tile `src` (SS);
                   // `async`: left in flight (no commit or wait)
@@ -319,6 +322,10 @@ struct Kernel {
   /// Grid extents (x, y, z) as host expressions over the wrapper's values.
   std::vector<const Expr*> grid;
   std::int64_t threads = 1;
+  /// A block of a run-time number of warps (`parallel w by N : group`): the
+  /// number of instances of `threads` threads, a host expression; the
+  /// wrapper launches `threads * instances` threads and checks the limit.
+  const Expr* instances = nullptr;
   /// Shared buffers declared at kernel scope; their total size.
   std::vector<const Buffer*> sharedBuffers;
   std::int64_t sharedBytes = 0;

@@ -258,6 +258,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   k->name = "__croqtile_device_" + function_->name + (index ? "_" + std::to_string(index) : "");
   k->loc = root->loc();
   k->threads = std::max<std::int64_t>(1, info.threadsPerCta);
+  if (info.runtimeWarps) k->instances = lowerSym(info.runtimeWarps, root->loc());
   k->cooperative = info.cooperative;
   for (const sym::SymExpr* g : info.gridDims) k->grid.push_back(lowerSym(g, root->loc()));
   if (k->grid.empty()) k->grid.push_back(m().intc(1));
@@ -331,6 +332,9 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   }
   if (target_.isGpu && target_.hasTma) findTmaDestinations(root);
   if (wgmma_) findWgmmaOperands(root);
+  scaledAccumulators_.clear();
+  kblockPartials_.clear();
+  if (wgmma_) findScaledAccumulators(root);
   frames_.push_back({ParallelLevel::Block, k->threads, k->threads});
   nested(body, [&] {
     Stmt* tid = emit(StmtKind::Let, root->loc());
@@ -468,6 +472,7 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::MmaLoadStmt: comment(s); lowerMmaLoad(llvm::cast<MmaLoadStmt>(s)); return;
     case NodeKind::MmaExecStmt: comment(s); lowerMmaExec(llvm::cast<MmaExecStmt>(s)); return;
     case NodeKind::MmaStoreStmt: comment(s); lowerMmaStore(llvm::cast<MmaStoreStmt>(s)); return;
+    case NodeKind::MmaScaleStmt: comment(s); lowerMmaScale(llvm::cast<MmaScaleStmt>(s)); return;
     case NodeKind::MmaCommitStmt:
     case NodeKind::MmaWaitStmt:
       comment(s);
@@ -565,17 +570,19 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       const Expr* rank = m().intc(0);
       if (shared && !regionThreads(d->range(), threads, rank)) continue;
       std::string iv = fresh("e");
-      Stmt* loop = emit(StmtKind::For, d->loc());
-      loop->var = iv;
-      loop->lo = rank;
-      loop->hi = b->runtimeElements ? b->runtimeElements : m().intc(b->totalElements());
-      loop->step = threads;
-      nested(loop->body, [&] {
-        Stmt* st = emit(StmtKind::Store, d->loc());
-        st->buffer = b;
-        st->index = m().var(iv);
-        st->op = "=";
-        st->value = v;
+      firstInstanceOnly(shared ? kir::Scope::Cta : kir::Scope::Thread, d->loc(), [&] {
+        Stmt* loop = emit(StmtKind::For, d->loc());
+        loop->var = iv;
+        loop->lo = rank;
+        loop->hi = b->runtimeElements ? b->runtimeElements : m().intc(b->totalElements());
+        loop->step = threads;
+        nested(loop->body, [&] {
+          Stmt* st = emit(StmtKind::Store, d->loc());
+          st->buffer = b;
+          st->index = m().var(iv);
+          st->op = "=";
+          st->value = v;
+        });
       });
       if (shared) barrier(kir::Scope::Cta, d->loc());
     }

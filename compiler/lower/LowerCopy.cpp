@@ -195,18 +195,20 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
     }
     // Synchronous element by element (an `.async` one is complete before
     // its wait, which still synchronizes).
-    emitElementCopy(d2, s2, threads, rank, zfill, loc);
+    firstInstanceOnly(scope, loc, [&] { emitElementCopy(d2, s2, threads, rank, zfill, loc); });
     if (fence) barrier(scope, loc);
     return;
   }
-  Stmt* c = emit(StmtKind::Copy, loc);
-  c->dst = d2;
-  c->src = s2;
-  c->scope = scope;
-  c->threads = threads;
-  c->rank = rank;
-  c->async = async;
-  c->zfill = zfill;
+  firstInstanceOnly(scope, loc, [&] {
+    Stmt* c = emit(StmtKind::Copy, loc);
+    c->dst = d2;
+    c->src = s2;
+    c->scope = scope;
+    c->threads = threads;
+    c->rank = rank;
+    c->async = async;
+    c->zfill = zfill;
+  });
   // WGMMA reads shared memory through the async proxy: ordinary stores into
   // its operands are fenced before the barrier (PTX ISA, proxies).
   if (!async && dst.buffer->swizzleBytes) {
@@ -312,15 +314,17 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   // The CPU target runs a TMA copy as the plain copy it stands for (the
   // copy engine's zero fill included: copies into shared memory zero-fill;
   // into a WGMMA operand, the copy writes its swizzled layout as TMA does).
+  bool tmaAsPlain = false;
   if (d->engine == TokenKind::kw_tma && !cpuTarget()) {
-    if (target_.hasTma)
-      lowerTma(d);
-    else
+    if (!target_.hasTma) {
       unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
-    return;
+      return;
+    }
+    tmaAsPlain = tmaCopyIsPlain(d);
+    if (!tmaAsPlain) return lowerTma(d);
   }
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && d->op != TokenKind::m_pad &&
-      !(cpuTarget() && d->op == TokenKind::m_load)) {
+      !((cpuTarget() || tmaAsPlain) && d->op == TokenKind::m_load)) {
     unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
     if (!d->future.empty())
       if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())

@@ -110,6 +110,11 @@ bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Ex
 
 void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   comment(s);
+  if (kernel_->instances) {
+    unsupported(s->range(), "an `inthreads` region in a block of a run-time number of warps",
+                "give the `group` level a constant extent");
+    return;
+  }
   const Expr* cond = lowerCondition(s->cond);
   Stmt* branch = emit(StmtKind::If, s->loc());
   branch->cond = cond;

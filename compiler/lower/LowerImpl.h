@@ -101,6 +101,14 @@ class Lowerer {
   void lowerParallel(const ast::ParallelStmt* p);
   /// The frame a statement at the current position runs in.
   const LevelFrame& currentFrame() const { return frames_.back(); }
+  /// A level of `span` threads per instance has one instance per block
+  /// (never in a kernel of a run-time number of warps).
+  bool coversBlock(std::int64_t span) const;
+  /// Emits `body` for the threads that do block-wide work of `scope`.
+  void firstInstanceOnly(kir::Scope scope, llvm::SMLoc loc, llvm::function_ref<void()> body);
+  /// The group level of a run-time number of warps (LowerParallel.cpp).
+  std::vector<kir::Stmt*>* lowerRuntimeWarps(const ast::ParallelBinding& b, const sema::ParallelLevelInfo& info,
+                                              std::vector<kir::Stmt*>* into);
   /// True for this thread when it is the one that performs a side effect
   /// of the current scope (spec 10.3).
   const Expr* leaderCondition();
@@ -201,8 +209,20 @@ class Lowerer {
   void lowerWgmmaFill(const ast::MmaFillStmt* s);
   void lowerWgmmaLoad(const ast::MmaLoadStmt* s);
   void lowerWgmmaRegisterLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym);
+  /// Loads A [64 * m, K] of `tile` into a warpgroup register fragment
+  /// (`previous` when it has that shape); null after reporting why not.
+  kir::Fragment* loadWgmmaRegisterA(llvm::StringRef name, const kir::Tile& tile, bool transposed,
+                                    kir::Fragment* previous, llvm::SMRange where, llvm::SMLoc loc);
+  /// Operand A of `s` when it is a `frag` fragment: loaded into registers.
+  kir::Fragment* registerAFromLocalFragment(const ast::MmaExecStmt* s);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
+  /// Accumulators that `mma.scale` or `mma.<la>.<lb>.scale` scale: their
+  /// MMAs go into a partial accumulator of one K block (spec 13.6).
+  void findScaledAccumulators(const ast::Stmt* body);
+  void lowerMmaScale(const ast::MmaScaleStmt* s);
+  /// acc += (its K block's partial) * sa[row] * sb, then the partial is zeroed.
+  void emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const ast::Expr* sb, llvm::SMRange where);
   /// `mma.commit` and `mma.wait<n>` (spec 13.8). A kernel with no
   /// `mma.wait` has every MMA complete before the next statement, so both
   /// need nothing; with one, its warpgroup MMAs are asynchronous:
@@ -216,6 +236,9 @@ class Lowerer {
 
   // ---- TMA on sm_90a (LowerTma.cpp) ----
   void lowerTma(const ast::DmaStmt* d);
+  /// A `tma.copy` between tiles that are not both 2-D: warned about, and
+  /// lowered as the plain copy it stands for (as on the CPU target).
+  bool tmaCopyIsPlain(const ast::DmaStmt* d);
   void lowerTmaStore(const ast::DmaStmt* d, const kir::Tile& src);
   /// Marks the buffers `tma` copies write (dense rows) before buffers are made.
   void findTmaDestinations(const ast::Stmt* body);
@@ -412,6 +435,9 @@ class Lowerer {
   /// `ma = mma.load view` under WGMMA (SS mode): the view the descriptor
   /// describes.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
+  /// Scaled warpgroup accumulators and the partial accumulator of each.
+  llvm::DenseSet<const sema::Symbol*> scaledAccumulators_;
+  llvm::DenseMap<const sema::Symbol*, kir::Fragment*> kblockPartials_;
   /// Tensor maps of the current kernel: (buffer, box rows, box cols,
   /// swizzle) -> parameter name.
   struct TensorMapKey {

@@ -102,7 +102,8 @@ void Lowerer::fillPadBorder(const kir::Tile& dst, llvm::ArrayRef<std::int64_t> i
   std::int64_t cols = dst.rank() == 2 ? dst.extents[1] : dst.extents[0];
   std::int64_t rows = dst.rank() == 2 ? dst.extents[0] : 1;
   std::string e = fresh("pad");
-  Stmt* loop = emit(StmtKind::For, loc);
+  Stmt* loop = m().stmt(StmtKind::For, loc);
+  firstInstanceOnly(scope, loc, [&] { out_->push_back(loop); });
   loop->var = e;
   loop->lo = rank;
   loop->hi = m().intc(rows * cols);

@@ -40,7 +40,8 @@ const Expr* Lowerer::leaderCondition() {
   const LevelFrame& f = currentFrame();
   if (f.span <= 1) return nullptr;
   const Expr* tid = m().var("tid_");
-  if (f.span >= kernel_->threads) return m().eq(tid, m().intc(regions_.empty() ? 0 : regions_.back().lo));
+  if (coversBlock(f.span) || (kernel_->instances && f.level == ParallelLevel::Block))
+    return m().eq(tid, m().intc(regions_.empty() ? 0 : regions_.back().lo));
   return m().eq(m().mod(tid, m().intc(f.span)), m().intc(0));
 }
 
@@ -158,6 +159,49 @@ void Lowerer::lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLo
   }
 }
 
+bool Lowerer::coversBlock(std::int64_t span) const { return !kernel_->instances && span >= kernel_->threads; }
+
+void Lowerer::firstInstanceOnly(kir::Scope scope, llvm::SMLoc loc, llvm::function_ref<void()> body) {
+  // In a block of a run-time number of warps, block-wide work (whose thread
+  // count is a constant) is done by the threads of the first instance; the
+  // barriers around it stay block-wide.
+  if (!kernel_->instances || scope != kir::Scope::Cta || !regions_.empty()) return body();
+  Stmt* guard = emit(StmtKind::If, loc);
+  guard->cond = m().lt(m().var("tid_"), m().intc(kernel_->threads));
+  nested(guard->body, body);
+}
+
+std::vector<Stmt*>* Lowerer::lowerRuntimeWarps(const ast::ParallelBinding& b, const sema::ParallelLevelInfo& info,
+                                                std::vector<Stmt*>* into) {
+  // `parallel w by N : group` of a run-time N, the kernel's outermost
+  // sub-block level: the launch has exactly N instances of `threads`
+  // threads, so instance w is tid_ / threads and no thread is masked.
+  LevelFrame frame;
+  frame.level = ParallelLevel::Group;
+  frame.parentSpan = frames_.back().span;
+  frame.span = kernel_->threads;
+  std::string indexName = fresh("warp");
+  const Expr* index = m().div(m().var("tid_"), m().intc(frame.span));
+  Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
+  let->var = indexName;
+  let->value = index;
+  let->maybeUnused = true;
+  into->push_back(let);
+  threadLets_[indexName] = index;
+  if (!info.vars.empty() && info.vars[0]) {
+    std::string name = nameFor(info.vars[0]);
+    Stmt* vlet = m().stmt(StmtKind::Let, b.range.Start);
+    vlet->var = name;
+    vlet->value = m().var(indexName);
+    vlet->maybeUnused = true;
+    into->push_back(vlet);
+    threadLets_[name] = m().var(indexName);
+    bindValue(info.vars[0], m().var(name));
+  }
+  frames_.push_back(frame);
+  return into;
+}
+
 void Lowerer::lowerParallel(const ParallelStmt* p) {
   if (p->isAsync && p != kernelInfo_->root) unsupported(p->range(), "an inner `parallel.async`");
   auto levelsIt = sema_.parallelLevels.find(p);
@@ -210,6 +254,10 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
     frame.parentSpan = parent.span;
     std::int64_t product = 1;
     std::vector<std::int64_t> extents;
+    if (kernelInfo_->runtimeWarps && info->extents.size() == 1 && info->extents[0] == kernelInfo_->runtimeWarps) {
+      into = lowerRuntimeWarps(b, *info, into);
+      continue;
+    }
     for (const sym::SymExpr* e : info->extents) {
       std::optional<std::int64_t> c = sym::constantValue(e);
       if (!c) {
@@ -227,7 +275,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
     if (level == ParallelLevel::Thread) frame.span = 1;
 
     const Expr* tid = m().var("tid_");
-    const Expr* local = parent.span >= kernel_->threads ? tid : m().mod(tid, m().intc(parent.span));
+    const Expr* local = coversBlock(parent.span) ? tid : m().mod(tid, m().intc(parent.span));
     const Expr* index = m().div(local, m().intc(frame.span));
     std::string indexName = fresh(level == ParallelLevel::Thread ? "thread" : level == ParallelLevel::Group ? "warp" : "warpgroup");
     Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
@@ -269,7 +317,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
   // after it run.
   if (p != kernelInfo_->root && frames_.size() > framesBefore && frames_[framesBefore].level != ParallelLevel::Block) {
     const LevelFrame& outer = framesBefore > 0 ? frames_[framesBefore - 1] : frames_.front();
-    kir::Scope scope = outer.span == 32 && outer.span < kernel_->threads ? kir::Scope::Warp : kir::Scope::Cta;
+    kir::Scope scope = outer.span == 32 && !coversBlock(outer.span) ? kir::Scope::Warp : kir::Scope::Cta;
     if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
       // Inside an `inthreads` region: over the region's threads.
       barrier(scope, p->range().End);

@@ -231,6 +231,17 @@ bool Lowerer::settleTmaGlobalTile(kir::Tile& global, const TmaSharedBoxes& box, 
   return true;
 }
 
+bool Lowerer::tmaCopyIsPlain(const DmaStmt* d) {
+  const sema::Type* src = sema_.typeOf(d->source);
+  const sema::Type* dst = d->dest ? sema_.typeOf(d->dest) : src;
+  if (!src || !dst) return false;
+  size_t rank = src->shape.size() != 2 ? src->shape.size() : dst->shape.size();
+  if (rank == 2) return false;
+  diags_.report(d->loc(), DiagKind::warn_tma_copy_plain, sourceText(d->source->range()), rank)
+      .range(d->range());
+  return true;
+}
+
 void Lowerer::lowerTma(const DmaStmt* d) {
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_load) {
     unsupported(d->range(), "`tma" + tokenKindSpelling(d->op).str() + "`", "use `tma.copy` or `tma.load`");

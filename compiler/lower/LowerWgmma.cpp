@@ -111,8 +111,20 @@ void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
     f->logicalRows = *rows;
     f->logicalCols = *cols;
     declareFragment(sym, f, s->loc());
+    if (scaledAccumulators_.count(sym)) {
+      kir::Fragment* part = m().fragment();
+      *part = *f;
+      part->name = fresh(sym->name + "_kblock");
+      emit(StmtKind::FragDecl, s->loc())->frag = part;
+      kblockPartials_[sym] = part;
+    }
   }
   emitFill(f, s);
+  if (kir::Fragment* part = kblockPartials_.lookup(sym)) {
+    Stmt* zero = emit(StmtKind::FragFill, s->loc());
+    zero->frag = part;
+    zero->value = m().floatc("0.0f", TokenKind::ty_f32);
+  }
 }
 
 void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
@@ -159,25 +171,31 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
                 "load this buffer's A tiles either all with `mma.load.frag` or all without it");
     return;
   }
-  bool transposed = use->transposed;
-  std::int64_t rows = tile->extents[transposed ? 1 : 0];
-  std::int64_t kdim = tile->extents[transposed ? 0 : 1];
+  kir::Fragment* f = loadWgmmaRegisterA(sym->name, *tile, use->transposed, previous, s->source->range(), s->loc());
+  if (!f) return;
+  fragments_[sym] = f;
+  failed_.erase(sym);
+}
+
+kir::Fragment* Lowerer::loadWgmmaRegisterA(llvm::StringRef name, const kir::Tile& tile, bool transposed,
+                                           kir::Fragment* previous, llvm::SMRange where, llvm::SMLoc loc) {
+  std::int64_t rows = tile.extents[transposed ? 1 : 0];
+  std::int64_t kdim = tile.extents[transposed ? 0 : 1];
   if (rows <= 0 || kdim <= 0 || rows % 64 || kdim % 16) {
-    diags_.report(s->source->range().Start, DiagKind::err_wgmma_a_fragment_shape, sym->name, rows, kdim)
-        .range(s->source->range());
-    return;
+    diags_.report(where.Start, DiagKind::err_wgmma_a_fragment_shape, name, rows, kdim).range(where);
+    return nullptr;
   }
-  TokenKind elem = tile->buffer->elem;
+  TokenKind elem = tile.buffer->elem;
   if (elem != TokenKind::ty_f16 && elem != TokenKind::ty_bf16) {
-    unsupported(s->range(), "a register A operand of type `" + tokenKindSpelling(elem).str() + "`",
+    unsupported(where, "a register A operand of type `" + tokenKindSpelling(elem).str() + "`",
                 "warpgroup MMAs take f16 or bf16 A operands from registers");
-    return;
+    return nullptr;
   }
   kir::Fragment* f = previous;
   if (!f || !f->warpgroup || f->role != kir::FragRole::A || f->rows != rows / 64 || f->cols != kdim / 16 ||
       f->inType != elem) {
     f = m().fragment();
-    f->name = fresh(sym->name);
+    f->name = fresh(name);
     f->role = kir::FragRole::A;
     f->inType = elem;
     f->warpgroup = true;
@@ -185,16 +203,26 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
     f->cols = kdim / 16;
     f->logicalRows = rows;
     f->logicalCols = kdim;
-    emit(StmtKind::FragDecl, s->loc())->frag = f;
+    emit(StmtKind::FragDecl, loc)->frag = f;
   }
-  fragments_[sym] = f;
-  failed_.erase(sym);
-  loadFragment(f, *tile, transposed, s->loc());
+  loadFragment(f, tile, transposed, loc);
+  return f;
+}
+
+kir::Fragment* Lowerer::registerAFromLocalFragment(const ast::MmaExecStmt* s) {
+  // A `frag` fragment (every thread holds all of it, LowerFragment.cpp) as
+  // operand A: each warp loads its 16-row slabs in the A register layout.
+  const sema::Symbol* sym = llvm::isa<NameExpr>(s->a) ? sema_.references.lookup(s->a) : nullptr;
+  const kir::Buffer* b = sym && sym->type.kind == sema::TypeKind::Fragment ? bufferFor(sym) : nullptr;
+  if (!b || b->space != kir::Space::Local) return nullptr;
+  std::optional<kir::Tile> tile = lowerTile(s->a, "the warpgroup MMA operand");
+  if (!tile || tile->rank() != 2) return nullptr;
+  return loadWgmmaRegisterA(sym->name, *tile, !s->rowA, nullptr, s->a->range(), s->loc());
 }
 
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
-  if (s->sparse || s->scale) {
-    unsupported(s->range(), s->sparse ? "sparse MMA" : "scaled MMA");
+  if (s->sparse) {
+    unsupported(s->range(), "sparse MMA");
     return;
   }
   kir::Fragment* c = fragmentFor(s->acc);
@@ -202,9 +230,14 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
     unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
     return;
   }
+  // A scaled accumulator's MMAs go into its K block's partial accumulator.
+  const sema::Symbol* accSym = sema_.references.lookup(s->acc);
+  kir::Fragment* total = c;
+  if (kir::Fragment* part = accSym ? kblockPartials_.lookup(accSym) : nullptr) c = part;
   // RS mode: A is a register fragment, whatever layout it was loaded from.
   kir::Fragment* regA = fragmentFor(s->a);
   if (regA && (!regA->warpgroup || regA->role != kir::FragRole::A)) regA = nullptr;
+  if (!regA) regA = registerAFromLocalFragment(s);
   if (!s->rowB || (!s->rowA && !regA)) {
     unsupported(s->range(), "a warpgroup MMA with an MN-major operand in shared memory",
                 "store A as [M, K] and B as [N, K] and use `mma.row.row`");
@@ -268,6 +301,72 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->count = kdim / *instrK;
   w->step = *instrK;
   wgmmaUncommitted_ = asyncWgmma_;
+  total->inType = in;
+  if (s->scale && s->extra.size() == 2) emitAccScale(accSym, s->extra[0], s->extra[1], s->range());
+}
+
+void Lowerer::findScaledAccumulators(const ast::Stmt* body) {
+  forEachStmt(body, [&](const ast::Stmt* s) {
+    const ast::Expr* acc = nullptr;
+    if (const auto* sc = llvm::dyn_cast<MmaScaleStmt>(s)) acc = sc->acc;
+    if (const auto* e = llvm::dyn_cast<MmaExecStmt>(s); e && e->scale) acc = e->acc;
+    if (const sema::Symbol* sym = acc ? sema_.references.lookup(acc) : nullptr) scaledAccumulators_.insert(sym);
+  });
+}
+
+void Lowerer::lowerMmaScale(const MmaScaleStmt* s) {
+  if (!wgmma_) {
+    unsupported(s->range(), "`mma.scale` of a warp (`: group`) accumulator",
+                "block scaling is generated for warpgroup (`: group-4`) MMAs on sm_90a");
+    return;
+  }
+  emitAccScale(sema_.references.lookup(s->acc), s->scaleA, s->scaleB, s->range());
+}
+
+void Lowerer::emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const ast::Expr* sb, llvm::SMRange where) {
+  kir::Fragment* c = acc ? fragments_.lookup(acc) : nullptr;
+  kir::Fragment* part = acc ? kblockPartials_.lookup(acc) : nullptr;
+  if (!c || !part || !c->warpgroup) {
+    unsupported(where, "`mma.scale` of an accumulator croqc did not see filled", "bind it with `mma.fill` first");
+    return;
+  }
+  std::optional<kir::Tile> scales = lowerTile(sa, "the row scales of `mma.scale`");
+  if (!scales) return;
+  // The row scales are a column of M values: [M, 1] or [M].
+  bool column = scales->rank() == 1 || (scales->rank() == 2 && scales->extents[1] == 1);
+  if (!column || scales->extents[0] != c->logicalRows) {
+    std::string shape;
+    for (std::int64_t e : scales->extents) shape += (shape.empty() ? "" : ", ") + std::to_string(e);
+    diags_
+        .report(sa->loc(), DiagKind::err_mma_scale_rows,
+                std::string(sa->range().Start.getPointer(), sa->range().End.getPointer()), shape, c->logicalRows,
+                c->logicalCols)
+        .range(sa->range());
+    return;
+  }
+  if (scales->rank() == 1) {
+    scales->extents.push_back(1);
+    scales->strides.push_back(m().intc(1));
+    scales->valid.push_back(nullptr);
+    scales->runtimeExtents.push_back(nullptr);
+  }
+  const Expr* sbValue = m().convert(lowerExpr(sb), kir::ScalarType::element(TokenKind::ty_f32));
+  completeUncommittedMmas(where.Start);
+  for (std::int64_t i = 0; i < c->rows; ++i) {
+    kir::Tile atom = *scales;
+    atom.offset = m().add(scales->offset, m().mul(m().intc(64 * i), scales->strides[0]));
+    atom.extents = {64, 1};
+    atom.valid = {scales->valid[0] ? m().sub(scales->valid[0], m().intc(64 * i)) : nullptr, nullptr};
+    Stmt* st = emit(StmtKind::AccScale, where.Start);
+    st->frag = c;
+    st->fragB = part;
+    st->i = m().intc(i);
+    st->src = atom;
+    st->value = sbValue;
+  }
+  Stmt* zero = emit(StmtKind::FragFill, where.Start);
+  zero->frag = part;
+  zero->value = m().floatc("0.0f", TokenKind::ty_f32);
 }
 
 void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {

@@ -169,6 +169,7 @@ class Checker {
     bool cooperative = false;
   };
   std::vector<ParallelFrame> parallels_;
+  bool runtimeWarpCountAllowed(const ast::ParallelBinding& b) const;
   KernelInfo* kernel_ = nullptr;
   /// The innermost `parallel` that fixed the current kernel's threads per block.
   const ast::ParallelStmt* threadsLeaf_ = nullptr;

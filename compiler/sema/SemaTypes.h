@@ -143,6 +143,9 @@ struct KernelInfo {
   std::string name;
   SymList gridDims;            // blockIdx.x, y, z extents
   std::int64_t threadsPerCta = 1;
+  /// `parallel w by N : group` of a run-time N as the kernel's outermost
+  /// sub-block level: the block runs N instances of `threadsPerCta` threads.
+  const SymExpr* runtimeWarps = nullptr;
   std::int64_t sharedBytes = 0;  // peak shared memory, after lifetime reuse
   bool cooperative = false;
   std::vector<ParallelLevelInfo> levels;

@@ -16,6 +16,8 @@
 //   stream_wait(waiter, producer)             later work on `waiter` waits for `producer`'s
 //   check_shared_memory(fn, kernel, bytes, {{buffer, shape, bytes}, ...})
 //                                             a launch's run-time sized shared memory fits a block
+//   block_threads(fn, kernel, extent, n, threads)
+//                                             a block of a run-time number of warps fits
 //   poison(ptr, count)                        fill device memory with 0xFF bytes (NaN / -1)
 //
 // Timing (TimerOption, timing, gpu_timer, time_ms) is in croq/timing.h, the
@@ -679,6 +681,21 @@ inline void check_shared_memory(const char* function, const char* kernel, std::s
     for (const shared_buffer_size& b : buffers) rest -= b.bytes < rest ? b.bytes : rest;
     return rest;
   }());
+  std::exit(EXIT_FAILURE);
+}
+
+// The threads of a launch of `kernel` whose block has `instances` instances of
+// `threads` threads (`parallel w by N : group` of a run-time N, spelled
+// `extent`): exits with the values when that is no thread or more than the
+// 1024 a block may have, instead of a launch that fails with an opaque error.
+inline int block_threads(const char* function, const char* kernel, const char* extent, long long instances,
+                         int threads) {
+  const long long total = instances * threads;
+  if (instances >= 1 && total <= 1024) return static_cast<int>(total);
+  std::fprintf(stderr,
+               "croq: %s: kernel %s would run %lld instances (`%s`) of %d threads, %lld threads per block, but a block "
+               "has 1 to 1024 threads\n",
+               function, kernel, instances, extent, threads, total);
   std::exit(EXIT_FAILURE);
 }
 

@@ -217,5 +217,29 @@ CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, i
   }
 }
 
+// Block scaling (`mma.scale`, spec 13.6): d += part * sa[r * s0] * sb for
+// every element (r, c) of this thread's 64 x N accumulator, where `part`
+// holds one K block's products; rows r >= v0 scale by zero.
+template <int N, typename AccT, typename ScaleT>
+CROQ_DEVICE void scale_add(accumulator_t<N, AccT>& d, const accumulator_t<N, AccT>& part, const ScaleT* sa, int s0,
+                           int v0, float sb) {
+  const int tid = static_cast<int>(threadIdx.x) % 128;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) {
+    const int r = acc_row(tid, i);
+    const float s = r < v0 ? cvt<float>(sa[r * s0]) * sb : 0.0f;
+    const float v = acc_value<N, AccT>(d, i) + acc_value<N, AccT>(part, i) * s;
+    if constexpr (std::is_same_v<AccT, float>) {
+      d[i] = v;
+    } else {
+      const __half h = __float2half_rn(v);
+      std::uint16_t bits;
+      std::memcpy(&bits, &h, 2);
+      const int shift = (i % 2) * 16;
+      d[i / 2] = (d[i / 2] & ~(0xFFFFu << shift)) | (static_cast<std::uint32_t>(bits) << shift);
+    }
+  }
+}
+
 }  // namespace wgmma
 }  // namespace croq
