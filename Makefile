@@ -99,7 +99,8 @@ test-cpu:
 # The CMake package (test/cmake/run.sh): `cmake --install` into a temporary
 # prefix, then a consumer project with find_package(croqc) and
 # croqc_add_kernels is configured, built and run on the CPU target, and
-# rebuilt after an edit to a header that one of its `.co` files includes.
+# rebuilt after an edit to a header that one of its `.co` files includes;
+# then the same project with croqc's tree added by add_subdirectory.
 test-cmake:
 	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml
 

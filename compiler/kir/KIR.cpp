@@ -67,6 +67,14 @@ bool Tile::alwaysFull() const {
   return inside == nullptr && llvm::all_of(valid, [](const Expr* v) { return v == nullptr; });
 }
 
+bool readsNonLocalMemory(const Expr* e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Load && e->buffer && e->buffer->space != Space::Local) return true;
+  for (const Expr* o : e->operands)
+    if (readsNonLocalMemory(o)) return true;
+  return false;
+}
+
 std::int64_t knownMultiple(const Expr* e) {
   constexpr std::int64_t kCap = 1 << 20;
   if (!e) return 1;

@@ -138,6 +138,11 @@ struct Expr {
 /// of, from constants and products.
 std::int64_t knownMultiple(const Expr* e);
 
+/// Whether evaluating `e` reads shared or global memory (a Load of a buffer
+/// that is not local), which a CTA barrier orders against other threads'
+/// later writes.
+bool readsNonLocalMemory(const Expr* e);
+
 // ---------------------------------------------------------------------------
 // Tiles: a rectangular window of a buffer, as copies and MMA operands see it.
 

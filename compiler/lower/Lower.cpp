@@ -77,9 +77,13 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
       case StmtKind::Raw:
         if (s->pure) continue;
         return false;
-      case StmtKind::Comment:
       case StmtKind::Let:
       case StmtKind::Assign:
+        // A read of shared (or global) memory must stay before the barrier:
+        // it orders the read before other threads' later writes.
+        if (kir::readsNonLocalMemory(s->value)) return false;
+        continue;
+      case StmtKind::Comment:
       case StmtKind::AsyncCommit: continue;
       case StmtKind::Copy:
         if (s->async) continue;
@@ -114,9 +118,10 @@ void forEachStmt(const ast::Stmt* s, llvm::function_ref<void(const ast::Stmt*)> 
 
 bool Lowerer::barrierRedundant(kir::Scope scope, std::int64_t namedId) const {
   // A barrier is redundant right after another one of the same scope when
-  // nothing in between touched memory other threads read: declarations,
-  // integer updates, comments, and async copies (whose data nobody reads
-  // before a wait and the barrier after it).
+  // nothing in between touched memory other threads see: declarations and
+  // updates of registers that read no shared or global memory, comments, and
+  // async copies (whose data nobody reads before a wait and the barrier after
+  // it).
   return out_ && endsWithBarrier(*out_, scope, namedId);
 }
 

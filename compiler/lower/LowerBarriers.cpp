@@ -6,9 +6,9 @@
 // before doing anything that touches memory other threads see: the barrier
 // at the top of the next iteration (the one after a `wait`, typically)
 // already orders the readers of this iteration before the writers of the
-// next. Statements that touch no shared state are declarations, integer
-// updates, comments, future-name exchanges, and waits for this thread's own
-// async copies.
+// next. Statements that touch no shared state are declarations and updates
+// of registers that read no shared or global memory, comments, future-name
+// exchanges, and waits for this thread's own async copies.
 #include "lower/LowerImpl.h"
 
 namespace croqc::lower {
@@ -17,9 +17,9 @@ namespace {
 
 bool harmless(const kir::Stmt* s) {
   switch (s->kind) {
-    case StmtKind::Comment:
     case StmtKind::Let:
-    case StmtKind::Assign:
+    case StmtKind::Assign: return !kir::readsNonLocalMemory(s->value);
+    case StmtKind::Comment:
     case StmtKind::AsyncWait: return true;
     case StmtKind::Raw: return s->pure;
     default: return false;

@@ -3,7 +3,10 @@
 # into a fresh prefix, configure test/cmake/consumer against it with
 # find_package(croqc), build it (croqc_add_kernels, CPU target), run it, build
 # again (nothing to do), then touch a header that a `.co` file includes and
-# check that exactly that kernel is recompiled.
+# check that exactly that kernel is recompiled. A second configuration adds
+# croqc's source tree with add_subdirectory() instead (-DCROQC_SOURCE_DIR),
+# with CROQC_EXECUTABLE naming BUILD_DIR's croqc so that the compiler is not
+# built twice, and builds and runs the same consumer.
 #
 #   test/cmake/run.sh [--build-dir=DIR] [--junit=FILE] [--keep]
 #
@@ -24,6 +27,8 @@ for arg in "$@"; do
   esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+croqc=$(cd "$build_dir" && pwd)/tools/croqc/croqc
 work=$(mktemp -d "${TMPDIR:-/tmp}/croqc-cmake-XXXXXX")
 if [ "$keep" = 0 ]; then trap 'rm -rf "$work"' EXIT; else echo "run.sh: keeping $work"; fi
 
@@ -65,8 +70,16 @@ touch_and_rebuild() {
 step header-rebuild touch_and_rebuild
 step run-after-edit bash -c "'$out/consumer' | grep -q 'scale.h version 2'"
 
+# The same consumer with croqc's source tree added by add_subdirectory().
+cp -r "$here/consumer" "$work/subdir-src"
+step subdir-configure cmake -S "$work/subdir-src" -B "$work/subdir-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCROQC_SOURCE_DIR="$root" -DCROQC_EXECUTABLE="$croqc" -DKERNEL_KIND=cpu
+step subdir-build cmake --build "$work/subdir-build"
+step subdir-run bash -c "'$work/subdir-build/consumer' | grep -x 'PASS (saxpy 1000 elements, row_sum 7 rows, scale.h version 1)'"
+
+tests=10
 if [ -n "$junit" ]; then
-  printf '<testsuite name="cmake" tests="7" failures="%d">%s</testsuite>\n' "$failures" "$cases" > "$junit"
+  printf '<testsuite name="cmake" tests="%d" failures="%d">%s</testsuite>\n' "$tests" "$failures" "$cases" > "$junit"
 fi
-echo "cmake: $((7 - failures)) passed, $failures failed"
+echo "cmake: $((tests - failures)) passed, $failures failed"
 [ "$failures" = 0 ]

@@ -1,10 +1,12 @@
 // Calls the kernels of kernels/*.co through the headers croqc_add_kernels
 // generates: saxpy through its extern "C" entry on device memory, row_sum
-// through its C++ wrapper on host spans.
+// through its C++ wrapper on host spans, the stdlib's add_f32 (elementwise.co)
+// through its extern "C" entry.
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include "elementwise.h"
 #include "row_sum.h"
 #include "saxpy.h"
 
@@ -28,6 +30,10 @@ int main() {
   CROQ_CUDA_CHECK(cudaMemcpy(y.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));
   int errors = 0;
   for (int i = 0; i < n; ++i) errors += y[i] != want[i];
+  // The stdlib: y = x + y on the same device buffers.
+  croq_add_f32(dx, dy, dy, n, nullptr);
+  CROQ_CUDA_CHECK(cudaMemcpy(y.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) errors += y[i] != x[i] + want[i];
 
   auto m = croq::make_spandata<float>(7, 33);
   for (int r = 0; r < 7; ++r)
