@@ -712,10 +712,9 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
     else names.push_back(b.name);
     for (llvm::StringRef n : names) {
       const sema::Symbol* found = nullptr;
-      for (const sema::Symbol* s : sema_.allSymbols)
-        if (s->name == n && (s->kind == sema::Symbol::Kind::IterVar) && s->loc.getPointer() >= f->loc().getPointer() &&
-            s->loc.getPointer() <= f->range().End.getPointer())
-          found = s;
+      if (decls != sema_.declarations.end())
+        for (const sema::Symbol* s : decls->second)
+          if (s->name == n && s->kind == sema::Symbol::Kind::IterVar) found = s;
       if (!found) {
         // A variable bound by an enclosing `with`.
         for (const sema::Symbol* s : sema_.allSymbols)
@@ -725,7 +724,6 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
       if (found && found->type.kind == sema::TypeKind::Bounded) vars.push_back(found);
       else if (found && found->type.kind == sema::TypeKind::BoundedTuple) into = loopOverTuple(found, f, unroll, into);
     }
-    (void)decls;
     for (const sema::Symbol* v : vars) {
       std::string name = fresh(v->name);
       names_[v] = name;

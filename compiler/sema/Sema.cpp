@@ -797,7 +797,11 @@ void Checker::checkForeach(const ForeachStmt* f) {
   pushScope(ScopeKind::Foreach, "foreach");
   for (const IterBinding& b : f->bindings) {
     if (b.extent) {
+      // The loop's own variables, for the lowering (the statements of a
+      // macro expansion share one location, so it cannot find them by place).
+      size_t first = result_.allSymbols.size();
       bindIteration(b, Symbol::Kind::IterVar);
+      for (size_t i = first; i < result_.allSymbols.size(); ++i) result_.declarations[f].push_back(result_.allSymbols[i]);
       continue;
     }
     Symbol* v = lookup(b.name);
