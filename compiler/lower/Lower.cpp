@@ -795,8 +795,13 @@ void Lowerer::lowerSync(const SyncStmt* s) {
       }
       return;
     case SyncStmt::Kind::Barrier:
-      if (s->level == ParallelLevel::Device) {
-        unsupported(s->range(), "a grid-wide barrier");
+      // In a `block<cooperative>` kernel Croqtile's `sync.barrier : block`
+      // is the grid barrier too (its cooperative-launch guide): a CTA
+      // barrier in its place would let blocks read stale data.
+      if (s->level == ParallelLevel::Device || (s->level == ParallelLevel::Block && kernel_ && kernel_->cooperative)) {
+        unsupported(s->range(), "a grid-wide barrier",
+                    "`sync.barrier` at `device` level, or at `block` level inside `block<cooperative>`, needs a "
+                    "cooperative launch, which croqc does not generate");
         return;
       }
       barrier(kir::Scope::Cta, s->loc());
