@@ -530,6 +530,8 @@ class Emitter {
                    .str());
           if (!h.from.empty())
             line(llvm::formatv("{0}.copy_from_host({1}.data(), {2});", h.buffer->name, h.from, n).str());
+          else if (!h.text.empty())
+            line(llvm::formatv("{0}.fill({1});", h.buffer->name, h.text).str());
           break;
         }
         case HostStmt::Kind::Launch: launch(h, f.name); break;
