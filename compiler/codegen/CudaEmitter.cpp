@@ -485,11 +485,13 @@ class Emitter {
 
   void launch(const HostStmt& h, llvm::StringRef function) {
     const Kernel& k = *h.kernel;
+    std::vector<std::string> values;
     std::string args;
     for (size_t i = 0; i < k.params.size(); ++i) {
       const KernelParam& p = k.params[i];
       bool dev = deviceBuffers_.count(p.argument) != 0;
-      args += (i ? ", " : "") + p.argument + (dev ? ".get()" : "");
+      values.push_back(p.argument + (dev ? ".get()" : ""));
+      args += (i ? ", " : "") + values.back();
     }
     std::string grid;
     for (size_t i = 0; i < k.grid.size(); ++i) grid += (i ? ", " : "") + printExpr(k.grid[i]);
@@ -519,6 +521,8 @@ class Emitter {
       line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, threads,
                          shared, args.empty() ? "" : ", ", args)
                .str());
+    else if (k.cooperative)
+      cooperativeLaunch(k, grid, shared, h.stream, values);
     else
       line(llvm::formatv("{0}<<<dim3({1}), dim3({2}), {3}, {4}>>>({5});", k.name, grid, threads, shared,
                          h.stream, args)
@@ -549,6 +553,27 @@ class Emitter {
     line("const bool " + h.text + "_ok = " + h.text + "_okb;");
   }
 
+  /// `block<cooperative>`: cudaLaunchCooperativeKernel, which takes the
+  /// arguments as pointers to values of the parameters' types and fails
+  /// when the grid cannot be resident at once (reported by the check).
+  void cooperativeLaunch(const Kernel& k, const std::string& grid, const std::string& shared,
+                         const std::string& stream, const std::vector<std::string>& values) {
+    line("{");
+    ++indent_;
+    std::string pointers;
+    for (size_t i = 0; i < values.size(); ++i) {
+      line(llvm::formatv("auto croq_arg{0}_ = {1};", i, values[i]).str());
+      pointers += (i ? ", " : "") + llvm::formatv("&croq_arg{0}_", i).str();
+    }
+    line("void* croq_args_[] = {" + (pointers.empty() ? std::string("nullptr") : pointers) + "};");
+    line(llvm::formatv("CROQ_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>({0}), dim3({1}), "
+                       "dim3({2}), croq_args_, {3}, {4}));",
+                       k.name, grid, k.threads, shared, stream)
+             .str());
+    --indent_;
+    line("}");
+  }
+
   void function(const Function& f) {
     for (const auto& k : f.kernels) kernel(*k);
     std::string params;
@@ -572,6 +597,8 @@ class Emitter {
                    .str());
           if (!h.from.empty())
             line(llvm::formatv("{0}.copy_from_host({1}.data(), {2});", h.buffer->name, h.from, n).str());
+          else if (!h.text.empty())
+            line(llvm::formatv("{0}.fill({1});", h.buffer->name, h.text).str());
           break;
         }
         case HostStmt::Kind::Launch: launch(h, f.name); break;

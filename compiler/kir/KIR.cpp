@@ -441,6 +441,7 @@ class KirPrinter {
         case HostStmt::Kind::AllocDevice:
           os_ << "alloc " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global";
           if (!h.from.empty()) os_ << " <- copy-in " << h.from;
+          else if (!h.text.empty()) os_ << " <- fill " << h.text;
           os_ << " on " << h.stream;
           break;
         case HostStmt::Kind::Launch:

@@ -350,7 +350,7 @@ struct HostStmt {
   enum class Kind : std::uint8_t {
     CheckShape,  // text: the condition; message
     Let,         // text: `int M = ...`
-    AllocDevice, // buffer; from: host view to copy in (may be empty)
+    AllocDevice, // buffer; from: host view to copy in, or text: the value of every element
     Launch,      // kernel
     CopyOut,     // buffer -> host view `from`
     Return,      // buffer (device) -> a new host spanned_data

@@ -195,13 +195,26 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
       }
       auto decls = sema_.declarations.find(d);
       if (decls == sema_.declarations.end()) return;
-      for (const sema::Symbol* sym : decls->second) {
+      for (size_t i = 0; i < decls->second.size(); ++i) {
+        const sema::Symbol* sym = decls->second[i];
         kir::Buffer* b = makeBuffer(sym, kir::Space::Global, sym->type.elem, sym->type.shape, {}, d->loc());
         b->name = nameFor(sym) + "_dev";
         globalBuffers_.push_back(b);
+        // Every element starts as the initialiser `{v}`, or as zero (as in
+        // Croqtile, where `out.at(...) += ...` on a new buffer accumulates
+        // from zero): never as what the memory pool held before.
+        const ast::Expr* value = i < d->decls.size() ? d->decls[i].init : nullptr;
+        if (const auto* tuple = llvm::dyn_cast_or_null<ItupleExpr>(value)) {
+          if (tuple->elements.size() != 1) {
+            unsupported(value->range(), "a buffer initialiser with more than one value");
+            continue;
+          }
+          value = tuple->elements[0];
+        }
         kir::HostStmt& alloc = host(kir::HostStmt::Kind::AllocDevice);
         alloc.buffer = b;
         alloc.stream = function_->stream;
+        alloc.text = value ? kir::printExpr(m().convert(lowerExpr(value), kir::ScalarType::element(b->elem))) : "0";
       }
       return;
     }

@@ -483,7 +483,7 @@ std::optional<IterBinding> Parser::parseIterBinding(bool allowBare) {
     if (!names) return std::nullopt;
     b.elements = *names;
     if (!expect(TokenKind::kw_in)) return std::nullopt;
-    b.extent = parseExpr();
+    b.extent = parseIterSpace();
     if (!b.extent) return std::nullopt;
     b.range = rangeFrom(start);
     return b;
@@ -494,7 +494,7 @@ std::optional<IterBinding> Parser::parseIterBinding(bool allowBare) {
   }
   b.name = consume().text;
   if (consumeIf(TokenKind::kw_in)) {
-    b.extent = parseExpr();
+    b.extent = parseIterSpace();
     if (!b.extent) return std::nullopt;
     b.range = rangeFrom(start);
     return b;
@@ -511,6 +511,17 @@ std::optional<IterBinding> Parser::parseIterBinding(bool allowBare) {
   if (tok().is(TokenKind::l_paren) && !parseRangeSuffix(b)) return std::nullopt;
   b.range = rangeFrom(start);
   return b;
+}
+
+/// space := expr, not starting with `|` (an mdspan: `[...]`, an integer, a
+/// named mdspan, `x.span` or arithmetic on them; an element count `|s|` is
+/// not one, as in Croqtile's grammar)
+Expr* Parser::parseIterSpace() {
+  if (tok().is(TokenKind::pipe)) {
+    error(DiagKind::err_iter_space_element_count);
+    return nullptr;
+  }
+  return parseExpr();
 }
 
 /// range := '(' [expr] ':' [expr] [':' [expr]] ')'   (`::` is `: :`)
@@ -653,6 +664,10 @@ Stmt* Parser::parseDma(StringRef future, SMLoc start) {
     error(DiagKind::err_unknown_dma_op, engine.text, what);
     return nullptr;
   }
+  if (engine.is(TokenKind::kw_dma) && tok().is(TokenKind::m_load)) {
+    errorAt({engine.loc, tok().endLoc}, DiagKind::err_load_is_tma_only);
+    return nullptr;
+  }
   Token op = consume();
   auto* dma = ctx_.create<DmaStmt>(rangeFrom(start), engine.kind, op.kind);
   dma->future = future;
@@ -675,6 +690,14 @@ Stmt* Parser::parseDma(StringRef future, SMLoc start) {
   dma->source = parseExpr();
   if (!dma->source) return nullptr;
   if (!parseDmaModifiers(dma, mods)) return nullptr;
+  // L2 eviction hints are TMA load hints (Croqtile rejects them elsewhere).
+  if (engine.isNot(TokenKind::kw_tma) || op.isNot(TokenKind::m_load)) {
+    for (const DmaModifier& m : mods) {
+      if (m.kind != TokenKind::m_evict_first && m.kind != TokenKind::m_evict_last) continue;
+      errorAt(m.range, DiagKind::err_evict_needs_tma_load, tokenKindSpelling(m.kind), engine.text.str() + op.text.str());
+      return nullptr;
+    }
+  }
   dma->modifiers = ctx_.copy(llvm::ArrayRef<DmaModifier>(mods));
   if (!expect(TokenKind::arrow, "`=>` between the source and the destination of the copy")) return nullptr;
   if (tok().isOneOf(TokenKind::kw_shared, TokenKind::kw_local, TokenKind::kw_global) &&

@@ -107,6 +107,7 @@ class Parser {
   ast::Stmt* parseForeach();
   std::optional<ast::IterBinding> parseIterBinding(bool allowBare);
   bool parseRangeSuffix(ast::IterBinding& b);
+  ast::Expr* parseIterSpace();
   ast::Stmt* parseWhile();
   ast::Stmt* parseIf();
   ast::Stmt* parseInthreads();

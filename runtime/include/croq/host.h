@@ -43,6 +43,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "croq/scalar.h"
 #include "croq/types.h"
@@ -646,6 +647,20 @@ class device_buffer {
     CROQ_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
   void poison() { croq::poison(ptr_, count_); }
+  // Sets every element to `value` converted to T, in stream order.
+  template <typename V>
+  void fill(V value) {
+    const T v = detail::convert_to<T>(value);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&v);
+    bool zero = true;
+    for (std::size_t i = 0; i < sizeof(T); ++i) zero = zero && bytes[i] == 0;
+    if (zero) {
+      CROQ_CUDA_CHECK(cudaMemsetAsync(ptr_, 0, count_ * sizeof(T), stream_));
+      return;
+    }
+    std::vector<T> host(count_, v);
+    copy_from_host(host.data(), count_);
+  }
 
  private:
   T* ptr_ = nullptr;

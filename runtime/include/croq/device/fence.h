@@ -14,13 +14,20 @@
 //   named_barrier_sync(id, n)   bar.sync id, n;     waits for n threads (multiple of 32) at barrier id
 //   named_barrier_arrive(id, n) bar.arrive id, n;   arrives without waiting
 //       Barrier 0 is the one __syncthreads() uses; ids go up to 15.
+//   grid_sync()                 the grid-wide barrier of a cooperative launch
+//       (cudaLaunchCooperativeKernel: every block of the grid is resident):
+//       all threads of all blocks arrive, global-memory writes before it are
+//       visible to every block after it.
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cstdint>
 
 #include "croq/device/arch.h"
 
 namespace croq {
+
+CROQ_DEVICE void grid_sync() { cooperative_groups::this_grid().sync(); }
 
 CROQ_DEVICE void fence_proxy_async_shared() {
 #if CROQ_SM90_ENABLED
