@@ -8,7 +8,10 @@
 #   make build   configure (CMake + Ninja, clang) into build/ and build
 #   make deps    install the Debian packages that are missing (apt-get)
 #   make clean   remove build/
-#   make fuzz    fuzz the front end for FUZZ_SECONDS (60) in build-fuzz/ (utils/run-fuzzer)
+#   make fuzz    fuzz the front end, then the back end, for FUZZ_SECONDS (60) each, in
+#                build-fuzz/ (utils/run-fuzzer)
+#   make sanitize  build croqc with ASan and UBSan in build-sanitize/ and run the unit, lit and
+#                CPU suites over it (utils/run-sanitized)
 #
 # Variables: BUILD_DIR (default build), BUILD_TYPE (Release), JOBS (nproc),
 # TARGETS (what `make build` builds; default everything).
@@ -19,7 +22,8 @@
 # with one line, `test: N passed, M failed, K skipped` (utils/test-summary.py).
 # Suites: unit (Catch2), lit (file tests), cpu (every example program built
 # with --target=cpu and run, no GPU needed), cmake (the CMake package from a
-# fresh install: find_package, croqc_add_kernels, depfile rebuilds), fuzz.
+# fresh install: find_package, croqc_add_kernels, depfile rebuilds), fuzz
+# (both libFuzzer targets, one test case each).
 
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -44,7 +48,9 @@ DEMO_ERRORS := examples/errors/diagnostics_tour.co
 # otherwise on the CPU (--target=cpu).
 DEMO_RUN := examples/hello/identity.co examples/sm86/hgemm_multiwarp_f32acc.co
 
-.PHONY: help deps build test demo clean fuzz $(addprefix test-,$(TEST_SUITES))
+FUZZ_TARGETS := fuzz_frontend fuzz_backend
+
+.PHONY: help deps build test demo clean fuzz sanitize $(addprefix test-,$(TEST_SUITES))
 
 help:
 	@echo "make demo    install what is missing, build, show croqc on the examples"
@@ -52,7 +58,8 @@ help:
 	@echo "make build   configure and build into $(BUILD_DIR)/"
 	@echo "make deps    install the missing Debian packages"
 	@echo "make clean   remove $(BUILD_DIR)/"
-	@echo "make fuzz    fuzz the front end for FUZZ_SECONDS (default 60) in build-fuzz/"
+	@echo "make fuzz    fuzz the front end and the back end for FUZZ_SECONDS (default 60) each"
+	@echo "make sanitize  unit, lit and CPU suites over an ASan+UBSan croqc in build-sanitize/"
 
 # apt-get runs only if a package is missing, `apt-get update` only then too,
 # and sudo only when not root.
@@ -104,13 +111,18 @@ test-cpu:
 test-cmake:
 	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml
 
-# libFuzzer over preprocess, lex, parse and sema for FUZZ_SECONDS (60), in an
-# ASan+UBSan build of its own, then a replay of test/fuzz/regressions/.
+# libFuzzer, each target of FUZZ_TARGETS for FUZZ_SECONDS (60), in an
+# ASan+UBSan build of its own, then a replay of test/fuzz/regressions/:
+# fuzz_frontend (preprocess to sema), fuzz_backend (through lowering and
+# codegen, with compile checks of the generated code).
 test-fuzz:
-	@status=0; BUILD_DIR=$(BUILD_DIR)-fuzz utils/run-fuzzer $(FUZZ_SECONDS) || status=$$?; \
-	if [ $$status -eq 0 ]; then failure=''; else failure='<failure message="utils/run-fuzzer failed"/>'; fi; \
-	printf '<testsuite name="fuzz"><testcase classname="fuzz" name="fuzz_frontend %ss">%s</testcase></testsuite>\n' \
-	  "$(FUZZ_SECONDS)" "$$failure" > $(RESULTS)/fuzz.xml; \
+	@status=0; cases=''; \
+	for target in $(FUZZ_TARGETS); do \
+	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=$(BUILD_DIR)-fuzz utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
+	  if [ $$one -eq 0 ]; then failure=''; else failure='<failure message="utils/run-fuzzer failed"/>'; status=1; fi; \
+	  cases="$$cases<testcase classname=\"fuzz\" name=\"$$target $(FUZZ_SECONDS)s\">$$failure</testcase>"; \
+	done; \
+	printf '<testsuite name="fuzz">%s</testsuite>\n' "$$cases" > $(RESULTS)/fuzz.xml; \
 	exit $$status
 
 demo:
@@ -151,11 +163,18 @@ demo:
 	echo "demo: done. croqc printed the stages of its front end (tokens, AST, sema) and every"; \
 	echo "error of a wrong file, then compiled the programs above and ran them $$where."
 
-# libFuzzer with ASan and UBSan over preprocess, lex, parse and sema; keeps
+# libFuzzer with ASan and UBSan over the front end, then the back end; keeps
 # every crashing input in test/fuzz/regressions/ and replays them all.
-FUZZ_SECONDS ?= 60
 fuzz:
-	JOBS=$(JOBS) utils/run-fuzzer $(FUZZ_SECONDS)
+	JOBS=$(JOBS) FUZZ_TARGETS="$(FUZZ_TARGETS)" utils/run-fuzzer $(FUZZ_SECONDS)
+
+# croqc and the unit tests built with ASan and UBSan (-fno-sanitize-recover:
+# the first report stops the process) in build-sanitize/, then the unit, lit
+# and CPU suites over it (utils/run-sanitized says how reports are caught;
+# CI runs it after `make test`).
+sanitize:
+	@$(MAKE) --no-print-directory deps
+	JOBS=$(JOBS) utils/run-sanitized
 
 clean:
 	rm -rf $(BUILD_DIR)

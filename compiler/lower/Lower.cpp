@@ -513,7 +513,15 @@ void Lowerer::lowerScalarDecl(const ScalarDeclStmt* d) {
     kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
                         : sym->type.kind == sema::TypeKind::Bool  ? kir::ScalarType::boolean()
                                                                   : kir::ScalarType::integer();
+    // A declaration that shadows a name of an enclosing scope (`int a = a +
+    // 7;` in a function with a parameter `a`) gets a name of its own: in C++
+    // the new `a` would be in scope in its own initialiser, or clash with
+    // the parameter.
     std::string name = nameFor(sym);
+    if (llvm::any_of(names_, [&](const auto& other) { return other.first != sym && other.second == name; })) {
+      name = fresh(name);
+      names_[sym] = name;
+    }
     Stmt* let = emit(StmtKind::Let, decl.range.Start);
     let->var = name;
     let->type = t;

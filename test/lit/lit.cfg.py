@@ -8,6 +8,9 @@
 #   build_dir  the CMake build tree holding tools/croqc/croqc (default: <repo>/build)
 #   croqc      the croqc binary itself (default: <build_dir>/tools/croqc/croqc)
 #   llvm_bin   where FileCheck, not and count live (default: /usr/lib/llvm-14/bin)
+#   without_nvcc  1: act as if no nvcc were installed (the tests that need it are
+#              UNSUPPORTED; utils/run-sanitized uses it, as those tests check nvcc's
+#              verdict on generated CUDA more than croqc)
 #
 # Substitutions: %croqc, %python, %nvcc-sm86, %nvcc-sm89 and %nvcc-sm90a (nvcc -c with
 # every warning an error, for generated CUDA; %nvcc-sm89-ptx and
@@ -85,6 +88,8 @@ for var in ("NO_COLOR", "CROQC_COLOR"):
 # Features.
 cuda_path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/cuda/bin"])
 nvcc = shutil.which("nvcc", path=cuda_path)
+if lit_config.params.get("without_nvcc", "0") == "1":
+    nvcc = None
 if nvcc:
     config.available_features.add("nvcc")
     # Compile generated CUDA as croqc does, with every warning an error:
