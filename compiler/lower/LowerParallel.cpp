@@ -25,6 +25,18 @@ std::int64_t levelSpan(ParallelLevel level) {
   }
 }
 
+// Appends `const int name = value;` (maybe unused) to `into`; returns the
+// variable.
+const Expr* pushLet(kir::Module& m, std::vector<Stmt*>& into, llvm::SMLoc loc, const std::string& name,
+                    const Expr* value) {
+  Stmt* let = m.stmt(StmtKind::Let, loc);
+  let->var = name;
+  let->value = value;
+  let->maybeUnused = true;
+  into.push_back(let);
+  return m.var(name);
+}
+
 }  // namespace
 
 kir::Scope Lowerer::scopeForLevel(ParallelLevel level) const {
@@ -134,14 +146,7 @@ bool Lowerer::groupedBlockOrder(const sema::ParallelLevelInfo& info) const {
 // of `G` first-dimension indices: group g covers first indices [g G, g G + G)
 // (fewer in the last group) and walks them fastest, then the second index.
 void Lowerer::lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLoc loc, std::vector<Stmt*>& into) {
-  auto let = [&](std::string name, const Expr* value) {
-    Stmt* s = m().stmt(StmtKind::Let, loc);
-    s->var = name;
-    s->value = value;
-    s->maybeUnused = true;
-    into.push_back(s);
-    return m().var(name);
-  };
+  auto let = [&](const std::string& name, const Expr* value) { return pushLet(m(), into, loc, name, value); };
   const Expr* gx = m().var("static_cast<int>(gridDim.x)");
   const Expr* gy = m().var("static_cast<int>(gridDim.y)");
   const Expr* linear = let("block_", m().add(m().var("static_cast<int>(blockIdx.x)"),
@@ -154,8 +159,7 @@ void Lowerer::lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLo
   for (size_t d = 0; d < 2; ++d) {
     if (!info.vars[d]) continue;
     std::string name = nameFor(info.vars[d]);
-    let(name, values[d]);
-    bindValue(info.vars[d], m().var(name));
+    bindValue(info.vars[d], let(name, values[d]));
   }
 }
 
@@ -182,21 +186,12 @@ std::vector<Stmt*>* Lowerer::lowerRuntimeWarps(const ast::ParallelBinding& b, co
   frame.span = kernel_->threads;
   std::string indexName = fresh("warp");
   const Expr* index = m().div(m().var("tid_"), m().intc(frame.span));
-  Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
-  let->var = indexName;
-  let->value = index;
-  let->maybeUnused = true;
-  into->push_back(let);
+  const Expr* idx = pushLet(m(), *into, b.range.Start, indexName, index);
   threadLets_[indexName] = index;
   if (!info.vars.empty() && info.vars[0]) {
     std::string name = nameFor(info.vars[0]);
-    Stmt* vlet = m().stmt(StmtKind::Let, b.range.Start);
-    vlet->var = name;
-    vlet->value = m().var(indexName);
-    vlet->maybeUnused = true;
-    into->push_back(vlet);
-    threadLets_[name] = m().var(indexName);
-    bindValue(info.vars[0], m().var(name));
+    threadLets_[name] = idx;
+    bindValue(info.vars[0], pushLet(m(), *into, b.range.Start, name, idx));
   }
   frames_.push_back(frame);
   return into;
@@ -235,13 +230,8 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
           unsupported(b.range, "a block level with more than three dimensions");
           break;
         }
-        std::string name = nameFor(info->vars[d]);
-        Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
-        let->var = name;
-        let->value = m().var(std::string("static_cast<int>(") + kDims[blockDim + d] + ")");
-        let->maybeUnused = true;
-        into->push_back(let);
-        bindValue(info->vars[d], m().var(name));
+        bindValue(info->vars[d], pushLet(m(), *into, b.range.Start, nameFor(info->vars[d]),
+                                         m().var(std::string("static_cast<int>(") + kDims[blockDim + d] + ")")));
       }
       blockDim += static_cast<unsigned>(info->extents.size());
       continue;
@@ -278,13 +268,8 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
     const Expr* local = coversBlock(parent.span) ? tid : m().mod(tid, m().intc(parent.span));
     const Expr* index = m().div(local, m().intc(frame.span));
     std::string indexName = fresh(level == ParallelLevel::Thread ? "thread" : level == ParallelLevel::Group ? "warp" : "warpgroup");
-    Stmt* let = m().stmt(StmtKind::Let, b.range.Start);
-    let->var = indexName;
-    let->value = index;
-    let->maybeUnused = true;
-    into->push_back(let);
+    const Expr* idx = pushLet(m(), *into, b.range.Start, indexName, index);
     threadLets_[indexName] = index;
-    const Expr* idx = m().var(indexName);
     std::int64_t inner = product;
     for (size_t d = 0; d < info->vars.size() && d < extents.size(); ++d) {
       inner /= extents[d];
@@ -292,13 +277,8 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
       const Expr* v = m().div(idx, m().intc(inner));
       if (d > 0) v = m().mod(v, m().intc(extents[d]));
       std::string name = nameFor(info->vars[d]);
-      Stmt* vlet = m().stmt(StmtKind::Let, b.range.Start);
-      vlet->var = name;
-      vlet->value = v;
-      vlet->maybeUnused = true;
-      into->push_back(vlet);
       threadLets_[name] = v;
-      bindValue(info->vars[d], m().var(name));
+      bindValue(info->vars[d], pushLet(m(), *into, b.range.Start, name, v));
     }
     // Threads past the level's instances are masked off.
     if (product * frame.span < parent.span) {
