@@ -365,8 +365,8 @@ void Checker::checkStmt(const Stmt* s) {
     case NodeKind::AsmStmt: {
       const auto* a = llvm::cast<AsmStmt>(s);
       if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "inline assembly");
-      for (const AsmOperand& op : a->outputs) check(op.value);
-      for (const AsmOperand& op : a->inputs) check(op.value);
+      for (const AsmOperand& op : a->outputs) checkAsmOperand(op);
+      for (const AsmOperand& op : a->inputs) checkAsmOperand(op);
       return;
     }
     case NodeKind::PrintStmt:
@@ -386,6 +386,18 @@ void Checker::checkStmt(const Stmt* s) {
 #include "ast/ASTNodes.def"
       return;
   }
+}
+
+/// An operand of inline assembly: its value, and on a GPU target its
+/// constraint, which nvcc accepts only in the PTX forms (one letter or a
+/// matching operand's number, after `=`, `+` or `&`).
+void Checker::checkAsmOperand(const AsmOperand& op) {
+  check(op.value);
+  if (!target_.isGpu) return;
+  StringRef c = StringRef(op.constraint).ltrim("=+&");
+  bool number = !c.empty() && llvm::all_of(c, [](char ch) { return ch >= '0' && ch <= '9'; });
+  bool ok = number || (c.size() == 1 && StringRef("hrlqfdnC").contains(c[0]));
+  if (!ok) report(op.range, DiagKind::err_asm_constraint, op.constraint);
 }
 
 void Checker::checkCondition(const Expr* cond) {

@@ -77,6 +77,7 @@ class Checker {
   void checkInthreads(const ast::InthreadsStmt* s);
   void checkApply(const ast::ApplyStmt* s);
   void checkReturn(const ast::ReturnStmt* r);
+  void checkAsmOperand(const ast::AsmOperand& op);
   void checkCondition(const ast::Expr* cond);
   SymList arrayDimensions(llvm::ArrayRef<ast::Expr*> dims, llvm::StringRef name);
   void checkConversion(const Type& from, TokenKind to, llvm::SMRange where);
