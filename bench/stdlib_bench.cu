@@ -6,9 +6,9 @@
 //     gemm_f16_sm90a, gemm_f16_sm86      vs cublasGemmEx (16F in/out, COMPUTE_32F)
 //     gemm_bf16_sm90a, gemm_bf16_sm86    vs cublasGemmEx (16BF in/out, COMPUTE_32F)
 //     gemm_e4m3_sm90a                    vs cublasLtMatmul (8F_E4M3 in, 16F out,
-//                                        COMPUTE_32F; skipped, with the status,
-//                                        where cuBLASLt returns no algorithm
-//                                        for the shape)
+//                                        COMPUTE_32F), default and FAST_ACCUM
+//                                        (skipped, with the status, where
+//                                        cuBLASLt returns no algorithm)
 //     gemm_batched_f16_sm90a             vs cublasGemmStridedBatchedEx, 8 matrices
 //                                        of (M/2) x (N/2) x (K/2) (rounded up)
 //   Row-wise, x [R, C] (default 8192 x 8192, and 4095 x 4095):
@@ -23,8 +23,9 @@
 // once plus the output), with the ratio to the baseline (> 1: faster).
 // Check: every GEMM's C against the baseline's C on a sample (the first and
 // last rows, the last column and 4096 random elements), tolerance 0.05 +
-// 0.01 |ref| (both round an f32 sum to 16 bits); where the FP8 baseline is
-// skipped, 256 sampled elements against a double product. Row-wise outputs
+// 0.01 |ref| (both round an f32 sum to 16 bits); the FP8 GEMM (and cuBLASLt)
+// on the same sample against a double product, within the bound of
+// fp8WithinBound (FP8 tensor-core partial sums). Row-wise outputs
 // against the baseline on every element: sums 1e-4 |ref| + 1e-3, max exact,
 // softmax 1e-6 + 1e-3 |ref| (f16: 1e-4 + 4e-3 |ref|).
 // One line `PASS: name SIZE` or `FAIL: name SIZE` per kernel and size; exit
@@ -233,12 +234,14 @@ struct LtFp8 {
   void* workspace = nullptr;
   std::size_t workspace_size = 32 << 20;
 
-  bool init(int m, int k, int n) {
+  bool init(int m, int k, int n, bool fast_accum) {
     CHECK_CUBLAS(cublasLtCreate(&lt));
     CHECK_CUBLAS(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     const cublasOperation_t t = CUBLAS_OP_T, nn = CUBLAS_OP_N;
+    const std::int8_t fast = fast_accum;
     CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof(t)));
     CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &nn, sizeof(nn)));
+    CHECK_CUBLAS(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof(fast)));
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, k, n, k));  // B [N, K] row-major
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, k, m, k));  // A [M, K] row-major
     CHECK_CUBLAS(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16F, n, m, n));      // C [M, N] row-major
@@ -270,6 +273,35 @@ struct LtFp8 {
   }
 };
 
+// The FP8 GEMM's check: C on the sample of gemmSample against a double
+// product, within 2^-12 S + 2^-11 |ref| + 2^-24, where S is the sum of
+// |partial sum| after each k32 step. sm_90's tensor cores add FP8 products
+// into partial sums of about 14 significant bits (measured here: at most
+// 2^-14.5 S), and neither gemm_e4m3_sm90a nor cuBLASLt with FAST_ACCUM
+// promotes them into f32 registers; cuBLASLt's default mode does, and is
+// far inside the bound. Prints the largest error and its share of the bound.
+bool fp8WithinBound(const char* name, const std::vector<float>& got, const std::vector<__nv_fp8_e4m3>& ha,
+                    const std::vector<__nv_fp8_e4m3>& hb, const std::vector<std::size_t>& idx, int n, int k) {
+  bool ok = true;
+  double worst = 0, worst_share = 0;
+  for (std::size_t e : idx) {
+    const std::size_t i = e / n, j = e % n;
+    double acc = 0, partials = 0;
+    for (int kk = 0; kk < k; ++kk) {
+      acc += double(float(ha[i * k + kk])) * double(float(hb[j * k + kk]));
+      if ((kk + 1) % 32 == 0 || kk + 1 == k) partials += std::fabs(acc);
+    }
+    const double bound = 0x1p-12 * partials + 0x1p-11 * std::fabs(acc) + 0x1p-24;
+    const double err = std::fabs(double(got[e]) - acc);
+    ok &= err <= bound;  // NaN fails
+    if (!(err <= worst)) worst = err;
+    if (!(err / bound <= worst_share)) worst_share = err / bound;
+  }
+  std::printf("    %s: check on %zu elements against a double product: max abs error %.3g, %.2f of the FP8 bound\n",
+              name, idx.size(), worst, worst_share);
+  return ok;
+}
+
 void benchGemmE4m3(int m, int n, int k, std::mt19937_64& rng) {
   const std::size_t a_n = std::size_t(m) * k, b_n = std::size_t(n) * k, c_n = std::size_t(m) * n;
   std::vector<__nv_fp8_e4m3> ha, hb;
@@ -279,38 +311,29 @@ void benchGemmE4m3(int m, int n, int k, std::mt19937_64& rng) {
   CROQ_CUDA_CHECK(cudaMalloc(&c, c_n * sizeof(__half)));
   CROQ_CUDA_CHECK(cudaMalloc(&c_ref, c_n * sizeof(__half)));
   const double flops = 2.0 * m * double(n) * k;
-  LtFp8 lt;
+  const std::vector<std::size_t> idx = gemmSample(1, m, n, rng, 4096);
+  // cuBLASLt twice: its default mode (partial sums promoted into f32) and
+  // FAST_ACCUM (the tensor core's partial sums, as gemm_e4m3_sm90a); the
+  // ratio is against the faster.
   double base_ms = 0;
-  std::vector<float> ref;
-  if (lt.init(m, k, n)) {
+  for (bool fast : {false, true}) {
+    LtFp8 lt;
+    if (!lt.init(m, k, n, fast)) continue;
     auto base = [&] { lt.run(a, b, c_ref); };
+    CROQ_CUDA_CHECK(cudaMemset(c_ref, 0xFF, c_n * sizeof(__half)));
     base();
     CROQ_CUDA_CHECK(cudaDeviceSynchronize());
-    ref = hostFloats(c_ref, c_n);
-    base_ms = medianMs(base);
-    printRow("cublasLtMatmul (e4m3)", "TFLOP/s", base_ms, flops, 0);
+    const char* name = fast ? "cublasLtMatmul (e4m3 fast)" : "cublasLtMatmul (e4m3)";
+    fp8WithinBound(name, hostFloats(c_ref, c_n), ha, hb, idx, n, k);
+    const double ms = medianMs(base);
+    printRow(name, "TFLOP/s", ms, flops, 0);
+    if (base_ms == 0 || ms < base_ms) base_ms = ms;
   }
   CROQ_CUDA_CHECK(cudaMemset(c, 0xFF, c_n * sizeof(__half)));
   auto run = [&] { croq_gemm_e4m3_sm90a(a, b, c, m, k, n, nullptr); };
   run();
   CROQ_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<float> got = hostFloats(c, c_n);
-  bool ok;
-  if (!ref.empty()) {
-    ok = sameOnSample(got, ref, gemmSample(1, m, n, rng, 4096), 0.05, 0.01);
-  } else {  // a double product on 256 sampled elements
-    std::uniform_int_distribution<int> row(0, m - 1), col(0, n - 1);
-    std::vector<std::size_t> idx;
-    std::vector<float> dref(c_n, 0.0f);
-    for (int s = 0; s < 256; ++s) {
-      const int i = row(rng), j = col(rng);
-      double acc = 0;
-      for (int kk = 0; kk < k; ++kk) acc += double(float(ha[std::size_t(i) * k + kk])) * float(hb[std::size_t(j) * k + kk]);
-      idx.push_back(std::size_t(i) * n + j);
-      dref[idx.back()] = float(acc);
-    }
-    ok = sameOnSample(got, dref, idx, 0.05, 0.01);
-  }
+  const bool ok = fp8WithinBound("gemm_e4m3_sm90a", hostFloats(c, c_n), ha, hb, idx, n, k);
   printRow("gemm_e4m3_sm90a", "TFLOP/s", medianMs(run), flops, base_ms);
   verdict(ok, "gemm_e4m3_sm90a " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
   CROQ_CUDA_CHECK(cudaFree(a));
