@@ -9,7 +9,7 @@
 #   make deps    install the Debian packages that are missing (apt-get)
 #   make clean   remove build/
 #   make fuzz    fuzz the front end, then the back end, for FUZZ_SECONDS (60) each, in
-#                build-fuzz/ (utils/run-fuzzer)
+#                build-sanitize/, the build `make sanitize` uses (utils/run-fuzzer)
 #   make sanitize  build croqc with ASan and UBSan in build-sanitize/ and run the unit, lit and
 #                CPU suites over it (utils/run-sanitized)
 #
@@ -111,14 +111,14 @@ test-cpu:
 test-cmake:
 	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml
 
-# libFuzzer, each target of FUZZ_TARGETS for FUZZ_SECONDS (60), in an
-# ASan+UBSan build of its own, then a replay of test/fuzz/regressions/:
+# libFuzzer, each target of FUZZ_TARGETS for FUZZ_SECONDS (60), in the
+# ASan+UBSan build that `make sanitize` uses too (build-sanitize/), then a replay of test/fuzz/regressions/:
 # fuzz_frontend (preprocess to sema), fuzz_backend (through lowering and
 # codegen, with compile checks of the generated code).
 test-fuzz:
 	@status=0; cases=''; \
 	for target in $(FUZZ_TARGETS); do \
-	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=$(BUILD_DIR)-fuzz utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
+	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=build-sanitize utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
 	  if [ $$one -eq 0 ]; then failure=''; else failure='<failure message="utils/run-fuzzer failed"/>'; status=1; fi; \
 	  cases="$$cases<testcase classname=\"fuzz\" name=\"$$target $(FUZZ_SECONDS)s\">$$failure</testcase>"; \
 	done; \

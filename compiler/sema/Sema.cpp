@@ -189,6 +189,7 @@ void Checker::checkFunction(const CoFunction& fn) {
   sawReturnValue_ = false;
   pushScope(ScopeKind::Function, fn.name);
   checkParams(fn, info);
+  checkRedefinition(fn, info);
   if (fn.returnType.kind == TypeRef::Kind::Spanned) {
     Type t = Type::simple(TypeKind::Data);
     t.elem = fn.returnType.elem;
@@ -212,6 +213,25 @@ void Checker::checkFunction(const CoFunction& fn) {
   popScope();
   function_ = nullptr;
   functionDecl_ = nullptr;
+}
+
+/// Two `__co__` functions of one name are C++ overloads, which must differ
+/// in their wrappers' parameter types (element type and rank of spanned
+/// data, the type of a scalar): the same ones would define the host wrapper
+/// and the kernel twice.
+void Checker::checkRedefinition(const CoFunction& fn, const FunctionInfo& info) {
+  std::string signature;
+  for (const Symbol* p : info.params)
+    signature += std::to_string(int(p->type.kind)) + ":" + std::to_string(int(p->type.elem)) + ":" +
+                 std::to_string(p->type.shape.size()) + (p->type.hostParam ? "h" : "") + ",";
+  auto& defined = definedFunctions_[fn.name];
+  for (const auto& [other, previous] : defined) {
+    if (other != signature) continue;
+    diags_.report(fn.range().Start, DiagKind::err_function_redefined, fn.name)
+        .note(previous->range().Start, DiagKind::note_previous_declaration, fn.name);
+    return;
+  }
+  defined.emplace_back(std::move(signature), &fn);
 }
 
 void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {

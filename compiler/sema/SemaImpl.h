@@ -78,6 +78,7 @@ class Checker {
   void checkApply(const ast::ApplyStmt* s);
   void checkReturn(const ast::ReturnStmt* r);
   void checkAsmOperand(const ast::AsmOperand& op);
+  void checkRedefinition(const ast::CoFunction& fn, const FunctionInfo& info);
   void checkCondition(const ast::Expr* cond);
   SymList arrayDimensions(llvm::ArrayRef<ast::Expr*> dims, llvm::StringRef name);
   void checkConversion(const Type& from, TokenKind to, llvm::SMRange where);
@@ -162,6 +163,9 @@ class Checker {
   FunctionInfo* function_ = nullptr;
   const ast::CoFunction* functionDecl_ = nullptr;
   bool sawReturnValue_ = false;
+  /// The `__co__` functions defined so far, by name, with the signature of
+  /// their C++ wrappers (overloads must differ in it).
+  llvm::StringMap<std::vector<std::pair<std::string, const ast::CoFunction*>>> definedFunctions_;
 
   // Where the statement being checked sits.
   struct ParallelFrame {
