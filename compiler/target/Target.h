@@ -52,6 +52,8 @@ struct TargetInfo {
   bool hasWarpgroups;
   bool hasWgmma;
   bool hasTma;
+  /// `cp.async` (global -> shared copies that complete in groups) exists.
+  bool hasCpAsync;
   bool hasClusters;
   /// f8_e4m3 / f8_e5m2 tensor-core MMAs exist.
   bool hasFp8Mma;
@@ -302,6 +304,19 @@ struct MmaSelection {
 /// Chooses the Primary atom for `query` on `target` and how many atoms tile
 /// the shape, or says precisely why the MMA is illegal.
 MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target);
+
+/// The dense Primary atom of `scope` that takes A of `aType` and B of
+/// `bType` (canonicalised as in MmaQuery) into an `accType` accumulator (none:
+/// any the atom takes) and that `target` has: its SM version reaches the
+/// atom's and, for a WGMMA atom, the HasWgmma column is set (cpu has every
+/// atom). Null when there is none. This is the atom lowering tiles onto;
+/// selectMma says why a given MMA does not fit it.
+const MmaAtom* targetMmaAtom(MmaScope scope, TokenKind aType, TokenKind bType,
+                             std::optional<TokenKind> accType, const TargetInfo& target);
+
+/// The first GPU row of Targets.def (the oldest SM) that has `atom`, or null
+/// when none has: what a diagnostic points at when the target lacks it.
+const TargetInfo* firstTargetWithAtom(const MmaAtom& atom);
 
 /// "m64n64k16".
 std::string formatMmaShape(std::uint64_t m, std::uint64_t n, std::uint64_t k);
