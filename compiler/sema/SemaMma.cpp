@@ -210,9 +210,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     query.aMnMajor = !s->rowA;
     query.bMnMajor = !s->rowB;
   }
-  const target::TargetInfo* info = target::lookupTarget(target_.name);
-  if (!info) return;
-  target::MmaSelection sel = target::selectMma(query, *info);
+  target::MmaSelection sel = target::selectMma(query, *target_.info);
   if (sel.ok()) {
     if (!s->result.empty()) {
       Type fut = Type::simple(TypeKind::MmaFuture);
