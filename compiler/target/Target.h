@@ -1,8 +1,9 @@
-// Descriptions of the targets croqc compiles for (cpu, sm_86, sm_90a) and the
-// rules that depend on them, as data plus small pure queries: limits of a CTA,
-// the legal tensor-core MMA atoms (spec 13.11) and which one a tile maps
-// onto, swizzle widths (12.9), legal copy directions (12.4) and thread-count
-// rules (8.2). Nothing here reports diagnostics: every query returns a reason
+// Descriptions of the targets croqc compiles for (cpu, sm_80, sm_86, sm_89,
+// sm_90, sm_90a) and the rules that depend on them, as data plus small pure
+// queries: limits of a CTA, feature columns, the legal tensor-core MMA atoms
+// (spec 13.11), which one a tile maps onto and which atoms a target has,
+// swizzle widths (12.9), legal copy directions (12.4) and thread-count rules
+// (8.2). Nothing here reports diagnostics: every query returns a reason
 // enum and the values, and sema words the message.
 //
 // The tables are target/Targets.def and target/MmaAtoms.def.
