@@ -390,7 +390,8 @@ void Lowerer::lowerDma(const DmaStmt* d) {
 
   std::optional<kir::Scope> scope = copyScope(d, *dst, *src);
   if (!scope) return;
-  bool async = d->isAsync && src->buffer->space == kir::Space::Global && dst->buffer->space == kir::Space::Shared;
+  bool async = d->isAsync && target_.hasCpAsync && src->buffer->space == kir::Space::Global &&
+               dst->buffer->space == kir::Space::Shared;
   bool zfill = dst->buffer->space != kir::Space::Global;
   emitCopy(*dst, *src, *scope, async, zfill, d->loc());
   recordAsyncFuture(d, future, async);

@@ -194,7 +194,8 @@ class Lowerer {
   /// How the MMAs of the current function read the fragment `sym` (null
   /// when none does).
   const MmaOperandUse* operandUse(const sema::Symbol* sym);
-  /// The K of one warp MMA atom of `elem` operands on this target (16 for
+  /// The K of the warp MMA atom of `elem` operands on this target (the
+  /// table's row with a lowering pattern, lower/MmaPatterns.h: 16 for
   /// f16/bf16, 32 for 8-bit floats where the target has FP8 MMA), or none.
   std::optional<std::int64_t> warpAtomK(TokenKind elem) const;
 

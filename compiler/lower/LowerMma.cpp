@@ -14,6 +14,7 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/Support/FormatVariadic.h>
 
+#include "lower/MmaPatterns.h"
 #include "target/ElementTypes.h"
 
 namespace croqc::lower {
@@ -52,10 +53,9 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 }  // namespace
 
 std::optional<std::int64_t> Lowerer::warpAtomK(TokenKind elem) const {
-  if (elem == TokenKind::ty_f16 || elem == TokenKind::ty_bf16 ||
-      ((elem == TokenKind::ty_f8_e4m3 || elem == TokenKind::ty_f8_e5m2) && target_.hasFp8Mma))
-    return target::mmaInstructionK(elem);
-  return std::nullopt;
+  const target::MmaAtom* atom = loweredMmaAtom(target::MmaScope::Warp, elem, elem, std::nullopt, target_);
+  if (!atom) return std::nullopt;
+  return atom->k;
 }
 
 void Lowerer::declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::SMLoc loc) {

@@ -19,6 +19,7 @@
 // complete at the next statement (spec 13.8).
 #include "lower/LowerImpl.h"
 
+#include "lower/MmaPatterns.h"
 #include "target/ElementTypes.h"
 
 namespace croqc::lower {
@@ -27,15 +28,16 @@ using namespace ast;
 
 namespace {
 
-/// The K of one WGMMA for operands `a` x `b` into an `acc` accumulator (32
-/// bytes of a row: 16 for f16/bf16, 32 for 8-bit floats), or none when croqc
-/// has no WGMMA for the combination (A and B of different types among them).
-std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKind acc) {
-  using enum TokenKind;
+/// The K of one WGMMA for operands `a` x `b` into an `acc` accumulator (the
+/// atom's K: 16 for f16/bf16, 32 for 8-bit floats), or none when croqc has no
+/// WGMMA for the combination (the runtime's instructions take A and B of one
+/// type).
+std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKind acc,
+                                              const target::TargetInfo& target) {
   if (a != b) return std::nullopt;
-  if (a == ty_f16 || (a == ty_bf16 && acc == ty_f32) || a == ty_f8_e4m3 || a == ty_f8_e5m2)
-    return target::mmaInstructionK(a);
-  return std::nullopt;
+  const target::MmaAtom* atom = loweredMmaAtom(target::MmaScope::Warpgroup, a, b, acc, target);
+  if (!atom) return std::nullopt;
+  return atom->k;
 }
 
 }  // namespace
@@ -277,7 +279,7 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   std::int64_t kdim = regA ? regA->logicalCols : a->extents[1];
   std::int64_t ndim = b->extents[0];
   TokenKind in = regA ? regA->inType : a->buffer->elem;
-  std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType);
+  std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType, target_);
   if (!instrK) {
     unsupported(s->range(), "a warpgroup MMA of these element types",
                 "f16 x f16 -> f16/f32, bf16 x bf16 -> f32, or f8_e4m3 x f8_e4m3 / f8_e5m2 x f8_e5m2 -> f16/f32");

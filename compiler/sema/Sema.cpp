@@ -53,6 +53,7 @@ Checker::Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngin
   const target::TargetInfo* info = target::lookupTarget(options.arch);
   // The driver accepts only names of the target table.
   if (!info) llvm::report_fatal_error(llvm::Twine("sema: no target called `") + options.arch + "`");
+  target_.info = info;
   target_.name = info->name.str();
   target_.isGpu = info->isGpu;
   target_.smVersion = static_cast<int>(info->smVersion);

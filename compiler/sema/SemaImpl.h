@@ -14,18 +14,21 @@
 
 #include "basic/Diagnostic.h"
 #include "sema/Sema.h"
+#include "target/Target.h"
 
 namespace croqc::sema {
 
 /// s8 ... u64: integer element types, whose values are runtime data.
 bool isIntegerElem(TokenKind k);
 
-/// The limits of the target the checker needs (spec 8.2, 13.11).
+/// The limits of the target the checker needs (spec 8.2, 13.11), copied from
+/// its row of the target table (`info`).
 struct TargetLimits {
+  const target::TargetInfo* info = nullptr;
   std::string name;
-  int smVersion = 86;
-  std::int64_t maxThreadsPerCta = 1024;
-  std::int64_t maxSharedBytes = 101376;
+  int smVersion = 0;
+  std::int64_t maxThreadsPerCta = 0;
+  std::int64_t maxSharedBytes = 0;
   bool hasWarpgroups = false;
   bool hasTma = false;
   /// The CPU target runs `__co__` functions on the host: they may return

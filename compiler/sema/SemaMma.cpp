@@ -210,9 +210,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     query.aMnMajor = !s->rowA;
     query.bMnMajor = !s->rowB;
   }
-  const target::TargetInfo* info = target::lookupTarget(target_.name);
-  if (!info) return;
-  target::MmaSelection sel = target::selectMma(query, *info);
+  target::MmaSelection sel = target::selectMma(query, *target_.info);
   if (sel.ok()) {
     if (!s->result.empty()) {
       Type fut = Type::simple(TypeKind::MmaFuture);
@@ -234,13 +232,19 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       hint = "f16 operands accumulate in f16 or f32; bf16 and tf32 in f32; 8-bit integers in s32 (`mma.fill.f32 0.0f`)";
       break;
     case target::MmaFailure::NeedsNewerSm:
-      where = "on " + target_.name + " (needs sm_" + std::to_string(sel.requiredSm) + ")";
-      hint = warpgroup ? "warpgroup MMA (WGMMA) needs `--arch=sm_90a`" : "compile for a newer `--arch`";
+    case target::MmaFailure::NeedsWgmma: {
+      // The instruction and the first row of the target table that has it.
+      const target::TargetInfo* first = target::firstTargetWithAtom(*sel.atom);
+      bool wgmma = sel.atom->instr == target::MmaInstr::Wgmma;
+      std::string needed = first ? first->name.str() : "sm_" + std::to_string(sel.atom->minSm);
+      std::string types = tokenKindSpelling(sel.aType).str();
+      if (sel.bType != sel.aType) types += " x " + tokenKindSpelling(sel.bType).str();
+      where = "on " + target_.name + " (`" + target::mmaInstrName(sel.atom->instr, sel.atom->sparse).str() + "` on " +
+              types + " needs " + needed + (wgmma ? "" : " or newer") +
+              (sel.failure == target::MmaFailure::NeedsWgmma ? "; " + target_.name + " has no WGMMA" : "") + ")";
+      hint = "compile with `--arch=" + needed + "`" + (wgmma ? ", or use `: group` (warp) MMAs" : " or a newer `--arch`");
       break;
-    case target::MmaFailure::NeedsWgmma:
-      where = "on " + target_.name + " (WGMMA exists only on sm_90a)";
-      hint = "warpgroup MMA (WGMMA) needs `--arch=sm_90a`";
-      break;
+    }
     case target::MmaFailure::MNotMultiple:
     case target::MmaFailure::NNotMultiple:
       where = "by one warp: M must be a multiple of " + std::to_string(sel.instrM ? sel.instrM : 16) +

@@ -27,11 +27,11 @@ constexpr unsigned swizzleMask(std::initializer_list<unsigned> widths) {
 #define SWIZZLES(...) swizzleMask({__VA_ARGS__})
 const TargetInfo kTargets[] = {
 #define TARGET(Id, Name, NvccGencode, IsGpu, SmVersion, MaxThreadsPerCta, MaxSharedBytesPerCta, \
-               MaxRegistersPerThread, WarpSize, HasWarpgroups, HasWgmma, HasTma, HasClusters,    \
-               HasFp8Mma, Swizzles)                                                              \
+               MaxRegistersPerThread, WarpSize, HasWarpgroups, HasWgmma, HasTma, HasCpAsync,     \
+               HasClusters, HasFp8Mma, Swizzles)                                                 \
   {TargetId::Id,        Name,       NvccGencode,   IsGpu,  SmVersion,   MaxThreadsPerCta,       \
    MaxSharedBytesPerCta, MaxRegistersPerThread,    WarpSize, HasWarpgroups, HasWgmma, HasTma,   \
-   HasClusters,          HasFp8Mma, Swizzles},
+   HasCpAsync,           HasClusters, HasFp8Mma,   Swizzles},
 #include "target/Targets.def"
 };
 #undef SWIZZLES
@@ -259,6 +259,13 @@ const MmaAtom* findPrimaryAtom(MmaScope scope, bool sparse, TokenKind a, TokenKi
   return nullptr;
 }
 
+/// Whether `target` has the instruction of `atom`: its SM version reaches the
+/// atom's and, for WGMMA, the HasWgmma column is set; cpu emulates every atom.
+bool targetHasAtom(const TargetInfo& target, const MmaAtom& atom) {
+  if (!target.isGpu) return true;
+  return target.smVersion >= atom.minSm && (atom.instr != MmaInstr::Wgmma || target.hasWgmma);
+}
+
 }  // namespace
 
 llvm::ArrayRef<MmaAtom> allMmaAtoms() { return kMmaAtoms; }
@@ -380,6 +387,20 @@ MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target) {
   sel.countK = query.k / sel.instrK;
   sel.failure = MmaFailure::None;
   return sel;
+}
+
+const MmaAtom* targetMmaAtom(MmaScope scope, TokenKind aType, TokenKind bType,
+                             std::optional<TokenKind> accType, const TargetInfo& target) {
+  const MmaAtom* atom = findPrimaryAtom(scope, /*sparse=*/false, canonicalMmaOperandType(aType),
+                                        canonicalMmaOperandType(bType));
+  if (!atom || (accType && !atom->accTypes.contains(canonicalElementType(*accType)))) return nullptr;
+  return targetHasAtom(target, *atom) ? atom : nullptr;
+}
+
+const TargetInfo* firstTargetWithAtom(const MmaAtom& atom) {
+  for (const TargetInfo& target : allTargets())
+    if (target.isGpu && targetHasAtom(target, atom)) return &target;
+  return nullptr;
 }
 
 std::string formatMmaShape(std::uint64_t m, std::uint64_t n, std::uint64_t k) {

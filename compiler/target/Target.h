@@ -1,8 +1,9 @@
-// Descriptions of the targets croqc compiles for (cpu, sm_86, sm_90a) and the
-// rules that depend on them, as data plus small pure queries: limits of a CTA,
-// the legal tensor-core MMA atoms (spec 13.11) and which one a tile maps
-// onto, swizzle widths (12.9), legal copy directions (12.4) and thread-count
-// rules (8.2). Nothing here reports diagnostics: every query returns a reason
+// Descriptions of the targets croqc compiles for (cpu, sm_80, sm_86, sm_89,
+// sm_90, sm_90a) and the rules that depend on them, as data plus small pure
+// queries: limits of a CTA, feature columns, the legal tensor-core MMA atoms
+// (spec 13.11), which one a tile maps onto and which atoms a target has,
+// swizzle widths (12.9), legal copy directions (12.4) and thread-count rules
+// (8.2). Nothing here reports diagnostics: every query returns a reason
 // enum and the values, and sema words the message.
 //
 // The tables are target/Targets.def and target/MmaAtoms.def.
@@ -52,6 +53,8 @@ struct TargetInfo {
   bool hasWarpgroups;
   bool hasWgmma;
   bool hasTma;
+  /// `cp.async` (global -> shared copies that complete in groups) exists.
+  bool hasCpAsync;
   bool hasClusters;
   /// f8_e4m3 / f8_e5m2 tensor-core MMAs exist.
   bool hasFp8Mma;
@@ -302,6 +305,19 @@ struct MmaSelection {
 /// Chooses the Primary atom for `query` on `target` and how many atoms tile
 /// the shape, or says precisely why the MMA is illegal.
 MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target);
+
+/// The dense Primary atom of `scope` that takes A of `aType` and B of
+/// `bType` (canonicalised as in MmaQuery) into an `accType` accumulator (none:
+/// any the atom takes) and that `target` has: its SM version reaches the
+/// atom's and, for a WGMMA atom, the HasWgmma column is set (cpu has every
+/// atom). Null when there is none. This is the atom lowering tiles onto;
+/// selectMma says why a given MMA does not fit it.
+const MmaAtom* targetMmaAtom(MmaScope scope, TokenKind aType, TokenKind bType,
+                             std::optional<TokenKind> accType, const TargetInfo& target);
+
+/// The first GPU row of Targets.def (the oldest SM) that has `atom`, or null
+/// when none has: what a diagnostic points at when the target lacks it.
+const TargetInfo* firstTargetWithAtom(const MmaAtom& atom);
 
 /// "m64n64k16".
 std::string formatMmaShape(std::uint64_t m, std::uint64_t n, std::uint64_t k);

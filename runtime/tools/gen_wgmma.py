@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Generates runtime/include/croq/device/wgmma_instructions.h.
 
-One specialization per wgmma.mma_async variant the runtime supports:
+One specialization per wgmma.mma_async variant croqc lowers to, read from the
+dense Primary WGMMA rows of compiler/target/MmaAtoms.def (their operand and
+accumulator types, N set and K) for the operand types below:
   shape  m64nNk16 (16-bit inputs), m64nNk32 (8-bit floats), N = 8, 16, ..., 256
   types  f16 x f16 -> f32, f16 x f16 -> f16, bf16 x bf16 -> f32,
          e4m3 x e4m3 and e5m2 x e5m2 -> f32 or f16
@@ -17,28 +19,110 @@ in mma_ss / mma_rs. Run from anywhere:
 """
 
 import argparse
+import collections
 import pathlib
+import re
 import sys
 
-OUT = (pathlib.Path(__file__).resolve().parent.parent / "include" / "croq" / "device" /
-       "wgmma_instructions.h")
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+OUT = ROOT / "runtime" / "include" / "croq" / "device" / "wgmma_instructions.h"
+# The MMA atom table the compiler reads (compiler/target/MmaAtoms.def): the
+# shapes, operand types and accumulator types of the specializations come
+# from its rows, so the runtime has an instruction for every WGMMA croqc lowers.
+ATOMS = ROOT / "compiler" / "target" / "MmaAtoms.def"
 
-# (accumulator C++ type, input C++ type, PTX dtype, PTX input type,
-#  accumulator register C++ type, asm constraint, accumulator registers per N,
-#  K of one instruction, modes). K is 32 bytes of each row: k16 for 16-bit
-# inputs, k32 for 8-bit ones; 8-bit inputs have no transpose immediates
-# (their operands are K-major) and no RS variant here.
-VARIANTS = [
-    ("float", "f16", "f32", "f16", "float", "f", lambda n: n // 2, 16, ("ss", "rs")),
-    ("f16", "f16", "f16", "f16", "std::uint32_t", "r", lambda n: n // 4, 16, ("ss", "rs")),
-    ("float", "bf16", "f32", "bf16", "float", "f", lambda n: n // 2, 16, ("ss", "rs")),
-    ("float", "f8_e4m3", "f32", "e4m3", "float", "f", lambda n: n // 2, 32, ("ss",)),
-    ("f16", "f8_e4m3", "f16", "e4m3", "std::uint32_t", "r", lambda n: n // 4, 32, ("ss",)),
-    ("float", "f8_e5m2", "f32", "e5m2", "float", "f", lambda n: n // 2, 32, ("ss",)),
-    ("f16", "f8_e5m2", "f16", "e5m2", "std::uint32_t", "r", lambda n: n // 4, 32, ("ss",)),
-]
+Input = collections.namedtuple("Input", "cxx ptx bytes")
+Accumulator = collections.namedtuple("Accumulator", "cxx ptx reg cons regs_of")
+Variant = collections.namedtuple("Variant", "acc input k modes ns")
 
-NS = list(range(8, 257, 8))
+# How the runtime spells each operand type it has a C++ type for: the table's
+# type -> (C++ type, PTX type, bytes). Rows of other operand types (tf32,
+# integers, b1) have no lowering pattern and are left out.
+INPUTS = {
+    "ty_f16": Input("f16", "f16", 2),
+    "ty_bf16": Input("bf16", "bf16", 2),
+    "ty_f8_e4m3": Input("f8_e4m3", "e4m3", 1),
+    "ty_f8_e5m2": Input("f8_e5m2", "e5m2", 1),
+}
+# Accumulator type -> (C++ type, PTX dtype, register C++ type, asm constraint,
+# registers per N), in the order the header lists them.
+ACCUMULATORS = {
+    "ty_f32": Accumulator("float", "f32", "float", "f", lambda n: n // 2),
+    "ty_f16": Accumulator("f16", "f16", "std::uint32_t", "r", lambda n: n // 4),
+}
+# RS mode (A from registers) for 16-bit inputs only: croqc reads 8-bit A
+# operands from shared memory (SS); only 16-bit operands may be MN-major
+# (the transpose immediates).
+RS_INPUT_BYTES = 2
+
+
+def split_args(text):
+    """The top-level comma-separated arguments of a macro call's body."""
+    args, depth, current = [], 0, ""
+    for c in text:
+        if c == "," and depth == 0:
+            args.append(current.strip())
+            current = ""
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        current += c
+    args.append(current.strip())
+    return args
+
+
+def n_values(expr):
+    """The N extents of an N_FIXED / N_RANGE union, sorted."""
+    values = set()
+    for kind, body in re.findall(r"(N_FIXED|N_RANGE)\(([^)]*)\)", expr):
+        nums = [int(x) for x in body.split(",")]
+        if kind == "N_FIXED":
+            values.add(nums[0])
+        else:
+            values.update(range(nums[0], nums[1] + 1, nums[2]))
+    return sorted(values)
+
+
+def read_atoms(path=ATOMS):
+    """Every MMA_ATOM row of the table as a dict of its columns."""
+    text = re.sub(r"//[^\n]*", "", path.read_text())
+    text = re.sub(r"#ifndef MMA_ATOM.*?#endif", "", text, flags=re.S)
+    columns = ("name scope instr a b acc m n k min_sm sparsity a_sources b_sources layouts pick").split()
+    rows = []
+    for match in re.finditer(r"^MMA_ATOM\(", text, flags=re.M):
+        depth, i = 1, match.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        args = split_args(text[match.end():i - 1])
+        if len(args) != len(columns):
+            raise SystemExit(f"{path}: a row with {len(args)} columns: {args[0]}")
+        row = dict(zip(columns, args))
+        for key in ("a", "b", "acc"):
+            row[key] = re.findall(r"ty_\w+", row[key])
+        row["m"], row["k"], row["min_sm"] = int(row["m"]), int(row["k"]), int(row["min_sm"])
+        row["n"] = n_values(row["n"])
+        rows.append(row)
+    return rows
+
+
+def variants(rows):
+    """One Variant per (input, accumulator) of the dense Primary WGMMA rows, in table order."""
+    out = []
+    for row in rows:
+        if (row["instr"], row["scope"], row["sparsity"], row["pick"]) != ("Wgmma", "Warpgroup", "Dense", "Primary"):
+            continue
+        if row["m"] != 64:
+            raise SystemExit(f"{row['name']} has M {row['m']}; a WGMMA's M is 64")
+        for a in row["a"]:
+            if a not in INPUTS or a not in row["b"]:
+                continue
+            rs = INPUTS[a].bytes == RS_INPUT_BYTES and "Regs" in row["a_sources"]
+            modes = ("ss", "rs") if rs else ("ss",)
+            for acc in ACCUMULATORS:
+                if acc in row["acc"]:
+                    out.append(Variant(ACCUMULATORS[acc], INPUTS[a], row["k"], modes, row["n"]))
+    return out
 
 HEADER = """\
 // croq/device/wgmma_instructions.h: GENERATED by runtime/tools/gen_wgmma.py.
@@ -101,10 +185,11 @@ def constraint_list(constraint, name, count, per_line=8, indent="        "):
 
 
 def emit(mode, n, variant):
-    acc_t, in_t, dtype, itype, reg_t, cons, regs_of, k, _ = variant
-    regs = regs_of(n)
+    acc, inp, k = variant.acc, variant.input, variant.k
+    acc_t, dtype, reg_t, cons, in_t, itype = acc.cxx, acc.ptx, acc.reg, acc.cons, inp.cxx, inp.ptx
+    regs = acc.regs_of(n)
     ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dtype}.{itype}.{itype}"
-    transposable = k == 16
+    transposable = inp.bytes == 2
     if mode == "ss":
         a_param = "std::uint64_t desc_a"
         a_ops = f"%{regs}"
@@ -153,11 +238,11 @@ def emit(mode, n, variant):
     return "\n".join(out)
 
 
-def generate():
+def generate(atoms=ATOMS):
     parts = [HEADER]
-    for variant in VARIANTS:
-        for mode in variant[-1]:
-            for n in NS:
+    for variant in variants(read_atoms(atoms)):
+        for mode in variant.modes:
+            for n in variant.ns:
                 parts.append(emit(mode, n, variant))
     parts.append(FOOTER)
     return "\n".join(parts)
@@ -168,8 +253,10 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 if the header differs from the output")
     parser.add_argument("--output", type=pathlib.Path, default=OUT)
+    parser.add_argument("--atoms", type=pathlib.Path, default=ATOMS,
+                        help="the MMA atom table to read (default: compiler/target/MmaAtoms.def)")
     args = parser.parse_args()
-    text = generate()
+    text = generate(args.atoms)
     if args.check:
         current = args.output.read_text() if args.output.exists() else ""
         if current != text:

@@ -13,9 +13,9 @@
 #              verdict on generated CUDA more than croqc)
 #
 # Substitutions: %croqc, %python, %nvcc-sm86, %nvcc-sm89 and %nvcc-sm90a (nvcc -c with
-# every warning an error, for generated CUDA; %nvcc-sm89-ptx and
-# %nvcc-sm90a-ptx write PTX), %nvcc-cubin-sm86 and
-# %nvcc-cubin-sm90a (the same, writing a cubin), %sass-opcodes
+# every warning an error, for generated CUDA; %nvcc-sm80-ptx, %nvcc-sm89-ptx
+# and %nvcc-sm90a-ptx write PTX), %nvcc-cubin-sm80, -sm86, -sm89, -sm90 and
+# -sm90a (the same, writing a cubin), %sass-opcodes
 # (utils/sass-opcodes: the SASS mnemonics of a cubin, without cuobjdump),
 # %cuobjdump (where the feature is), %cxx-cpu (the host compiler
 # as `croqc --target=cpu` runs it: the CPU runtime's shims first on the
@@ -98,6 +98,7 @@ if nvcc:
     common = (f"{nvcc} -std=c++17 -O3 -c -x cu -I{runtime_include} -Werror all-warnings "
               f"-Xcompiler=-Wall,-Wextra,-Werror")
     config.substitutions.append(("%nvcc-sm86", common + " -gencode=arch=compute_86,code=sm_86"))
+    config.substitutions.append(("%nvcc-sm80-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_80"))
     config.substitutions.append(("%nvcc-sm89-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_89"))
     config.substitutions.append(("%nvcc-sm89", common + " -gencode=arch=compute_89,code=sm_89"))
     config.substitutions.append(("%nvcc-sm90a-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_90a"))
@@ -105,8 +106,10 @@ if nvcc:
     # `%nvcc-cubin-sm90a FILE.cu -o FILE.cubin`: the device code alone, for
     # %sass-opcodes (ptxas comes with nvcc).
     cubin = common.replace(" -c ", " -cubin ")
-    config.substitutions.append(("%nvcc-cubin-sm86", cubin + " -gencode=arch=compute_86,code=sm_86"))
-    config.substitutions.append(("%nvcc-cubin-sm90a", cubin + " -gencode=arch=compute_90a,code=sm_90a"))
+    # sm_90a before sm_90: a substitution replaces every occurrence of its
+    # name, so the longer name must go first.
+    for sm in ("80", "86", "89", "90a", "90"):
+        config.substitutions.append((f"%nvcc-cubin-sm{sm}", cubin + f" -gencode=arch=compute_{sm},code=sm_{sm}"))
     config.environment["NVCC"] = nvcc
 
 

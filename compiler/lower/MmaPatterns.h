@@ -1,0 +1,47 @@
+// The MMA atoms of target/MmaAtoms.def that lowering has a pattern for. The
+// atom itself (its M, N, K, types and the SM that has it) is the table's row,
+// chosen for the target by target::targetMmaAtom; a pattern is the lowering
+// of one atom: fragment layouts and loads (croq/device/mma_layout.h and
+// mma_tile.h for warps, the swizzled descriptors of croq/device/wgmma_tile.h
+// for warpgroups) and the instruction (croq/device/mma_sync.h,
+// croq/device/wgmma_instructions.h). Adding an MMA shape is one row there and
+// one entry here with its pattern.
+#pragma once
+
+#include <llvm/ADT/STLExtras.h>
+
+#include <optional>
+
+#include "target/Target.h"
+
+namespace croqc::lower {
+
+/// `: group` MMAs: mma.sync m16n8k16 on f16 / bf16, m16n8k32 on e4m3 / e5m2.
+inline constexpr target::MmaAtomId kWarpMmaPatterns[] = {
+    target::MmaAtomId::MmaSyncF16_m16n8k16,
+    target::MmaAtomId::MmaSyncBF16_m16n8k16,
+    target::MmaAtomId::MmaSyncF8_m16n8k32,
+};
+
+/// `: group-4` MMAs: wgmma.mma_async m64nNk16 on f16 / bf16, m64nNk32 on
+/// e4m3 / e5m2 (A and B of one type).
+inline constexpr target::MmaAtomId kWarpgroupMmaPatterns[] = {
+    target::MmaAtomId::WgmmaF16,
+    target::MmaAtomId::WgmmaBF16,
+    target::MmaAtomId::WgmmaF8,
+};
+
+/// The atom an MMA of `scope` with A `a`, B `b` and an `acc` accumulator
+/// (none: not known yet) lowers onto on `target`: the table's atom for the
+/// target when lowering has a pattern for it, else null.
+inline const target::MmaAtom* loweredMmaAtom(target::MmaScope scope, TokenKind a, TokenKind b,
+                                             std::optional<TokenKind> acc,
+                                             const target::TargetInfo& target) {
+  const target::MmaAtom* atom = target::targetMmaAtom(scope, a, b, acc, target);
+  if (!atom) return nullptr;
+  llvm::ArrayRef<target::MmaAtomId> patterns =
+      scope == target::MmaScope::Warp ? llvm::ArrayRef(kWarpMmaPatterns) : llvm::ArrayRef(kWarpgroupMmaPatterns);
+  return llvm::is_contained(patterns, atom->id) ? atom : nullptr;
+}
+
+}  // namespace croqc::lower
