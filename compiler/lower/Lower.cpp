@@ -132,9 +132,7 @@ void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
   if (scope == kir::Scope::Warpgroup) {
     if (!regions_.empty() && (regions_.back().lo % 128 || regions_.back().threads % 128 || !regions_.back().contiguous)) {
       Region& r = regions_.back();
-      if (!r.reported)
-        unsupported(r.range, "a warpgroup barrier inside an `inthreads` region of parts of warpgroups",
-                    "select whole warpgroups, e.g. `inthreads.async (p >= 1)` over a `: group-4` level");
+      if (!r.reported) unsupported(DiagKind::err_unsupported_wg_barrier_partial_warpgroups, r.range);
       r.reported = true;
       return;
     }
@@ -142,9 +140,7 @@ void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
     if (warpgroupBarrierBase_ == 0) {
       warpgroupBarrierBase_ = nextNamedBarrier_;
       nextNamedBarrier_ += std::max<std::int64_t>(1, threads / 128);
-      if (nextNamedBarrier_ > 16)
-        unsupported({loc, loc}, "warpgroup barriers beside this many `inthreads` regions",
-                    "a block has 16 named barriers: one per region and one per warpgroup");
+      if (nextNamedBarrier_ > 16) unsupported(DiagKind::err_unsupported_wg_barriers_too_many_regions, {loc, loc});
     }
     id = warpgroupBarrierBase_;
     threads = 128;
@@ -152,9 +148,7 @@ void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
     Region& r = regions_.back();
     if (r.threads <= 1) return;
     if (r.barrierId < 0) {
-      if (!r.reported)
-        unsupported(r.range, "a barrier inside an `inthreads` region whose threads are not whole, consecutive warps",
-                    "select whole warps or warpgroups, e.g. `inthreads.async (p == 0)` over a `: group-4` level");
+      if (!r.reported) unsupported(DiagKind::err_unsupported_barrier_partial_warps, r.range);
       r.reported = true;
       return;
     }
@@ -190,10 +184,12 @@ void Lowerer::comment(const Node* n) {
   c->text = llvm::formatv("{0}:{1}: {2}", llvm::sys::path::filename(file), line, sourceLine(n->loc())).str();
 }
 
-std::string Lowerer::fresh(llvm::StringRef base) { return (base + "_" + llvm::Twine(freshCounter_++)).str(); }
+void Lowerer::unreachable(const char* what) {
+  llvm::report_fatal_error(llvm::Twine("internal compiler error: ") + what + " reached lowering, which sema rejects");
+}
 
-void Lowerer::unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint) {
-  diags_.report(where.Start, DiagKind::err_lower_unsupported, what, hint).range(where);
+std::string Lowerer::fresh(llvm::StringRef base) {
+  return (base + "_" + llvm::Twine(freshCounter_++)).str();
 }
 
 void Lowerer::cannotEmulate(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint) {
@@ -433,8 +429,7 @@ bool allowedOnHost(NodeKind k) {
 
 void Lowerer::lowerStmt(const ast::Stmt* s) {
   if (host_ && !allowedOnHost(s->kind())) {
-    unsupported(s->range(), "this statement (`" + nodeKindName(s->kind()).str() + "`) in host control flow",
-                "host code of a `__co__` function computes integers, tests them, loops and prints");
+    unsupported(DiagKind::err_unsupported_host_control_stmt, s->range(), nodeKindName(s->kind()));
     return;
   }
   switch (s->kind()) {
@@ -493,10 +488,8 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::BreakStmt: emit(StmtKind::Break, s->loc()); return;
     case NodeKind::ContinueStmt: emit(StmtKind::Continue, s->loc()); return;
     case NodeKind::YieldStmt: emit(StmtKind::Return, s->loc()); return;
-    case NodeKind::ReturnStmt:
-      unsupported(s->range(), "`return` inside a `parallel`", "use `yield` to end a thread early");
-      return;
-    default: unsupported(s->range(), "this statement (`" + nodeKindName(s->kind()).str() + "`)"); return;
+    case NodeKind::ReturnStmt: unreachable("a `return` inside a `parallel`");
+    default: unsupported(DiagKind::err_unsupported_device_stmt, s->range(), nodeKindName(s->kind())); return;
   }
 }
 
@@ -507,8 +500,7 @@ void Lowerer::lowerScalarDecl(const ScalarDeclStmt* d) {
     const Declarator& decl = d->decls[i];
     const sema::Symbol* sym = decls->second[i];
     if (!decl.arrayDims.empty()) {
-      unsupported(decl.range, "an array of scalars", "declare a `local` buffer instead");
-      continue;
+      unreachable("an array of scalars (the parser reads no array dimensions after a scalar declarator)");
     }
     kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
                         : sym->type.kind == sema::TypeKind::Bool  ? kir::ScalarType::boolean()
@@ -548,15 +540,14 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
                        : d->storage == Storage::Local ? kir::Space::Local
                                                       : kir::Space::Global;
     if (space == kir::Space::Global) {
-      unsupported(d->range(), "a global buffer declared inside a `parallel`", "declare it before the parallel");
+      unsupported(DiagKind::err_unsupported_global_in_parallel, d->range());
       continue;
     }
     kir::Buffer* b = makeBuffer(sym, space, sym->type.elem, sym->type.shape, arrayDims, d->loc());
     // Shared buffers may be sized at the launch (spec 5.4); local ones are
     // registers or stack of a size fixed at compile time.
     if (b->slotElements <= 0 && !(space == kir::Space::Shared && b->runtimeElements)) {
-      unsupported(d->range(), "a local buffer whose shape is not constant", "give it a constant shape");
-      continue;
+      unreachable("a local buffer whose shape is not constant");
     }
     if (space == kir::Space::Shared) {
       b->name = fresh(nameFor(sym));
@@ -570,8 +561,7 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       const ast::Expr* value = init;
       if (const auto* tuple = llvm::dyn_cast<ItupleExpr>(init)) {
         if (tuple->elements.size() != 1) {
-          unsupported(init->range(), "a buffer initialiser with more than one value");
-          continue;
+          unreachable("a buffer initialiser with more than one value");
         }
         value = tuple->elements[0];
       }
@@ -640,7 +630,7 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
       return;
     }
     if (t.kind == sema::TypeKind::Mdspan || t.kind == sema::TypeKind::Ituple) return;
-    unsupported(a->range(), "a binding of " + sema::printType(t));
+    unsupported(DiagKind::err_unsupported_binding_type, a->range(), sema::printType(t));
     return;
   }
   // `x = value` of a scalar variable.
@@ -674,11 +664,11 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
     index = elementIndex(sub->base, sub->indices, &buffer);
   }
   if (!index || !buffer) {
-    if (!diags_.hasErrors()) unsupported(a->target->range(), "an assignment to this target");
+    if (!diags_.hasErrors()) unreachable("an assignment to a target other than a scalar name or an element");
     return;
   }
   if (host_) {
-    unsupported(a->range(), "an element assignment outside a `parallel`", "write elements inside a `parallel`");
+    unsupported(DiagKind::err_unsupported_element_assign_host, a->range());
     return;
   }
   const Expr* v = lowerExpr(a->value);
@@ -818,8 +808,7 @@ void Lowerer::lowerSync(const SyncStmt* s) {
       // barrier in its place would let blocks read stale data.
       if (s->level == ParallelLevel::Device || (s->level == ParallelLevel::Block && kernel_ && kernel_->cooperative)) {
         if (cpuTarget()) {
-          unsupported(s->range(), "a grid-wide barrier on the CPU target",
-                      "the CPU target runs the blocks of a grid one after another; build for the GPU");
+          unsupported(DiagKind::err_unsupported_grid_barrier_cpu, s->range());
           return;
         }
         // The kernel is launched cooperatively (kir::Kernel::cooperative).

@@ -72,8 +72,7 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
     }
   }
   if (storage->slotElements <= 0 && !(space == kir::Space::Shared && storage->runtimeElements)) {
-    unsupported({loc, loc}, "a copy into a new local buffer whose shape is not constant");
-    return nullptr;
+    unreachable("a copy into a new local buffer whose shape is not constant");
   }
   // The future's name is a pointer to its current storage.
   kir::Buffer* view = makeBuffer(future, space, type.elem, type.shape, {}, loc);
@@ -175,11 +174,11 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
   // A block-wide copy inside an `inthreads` region is over the region's threads.
   if (scope == kir::Scope::Cta && !regionThreads({loc, loc}, threads, rank)) return;
   if (src.buffer->swizzleBytes) {
-    unsupported({loc, loc}, "a copy out of a buffer that warpgroup MMAs read");
+    unsupported(DiagKind::err_unsupported_copy_from_wgmma_operand, {loc, loc});
     return;
   }
   if (dst.buffer->swizzleBytes && scope != kir::Scope::Cta && scope != kir::Scope::Warpgroup) {
-    unsupported({loc, loc}, "a per-warp or per-thread copy into a buffer that warpgroup MMAs read");
+    unsupported(DiagKind::err_unsupported_thread_copy_to_wgmma_operand, {loc, loc});
     return;
   }
   bool fence = scope != kir::Scope::Thread;
@@ -190,7 +189,7 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
                        llvm::any_of(s2.extents, [](std::int64_t e) { return e < 0; });
   if (runtimeExtent || d2.rank() > 2) {
     if (dst.buffer->swizzleBytes) {
-      unsupported({loc, loc}, "a copy of more than two dimensions, or of a run-time size, into a WGMMA operand");
+      unsupported(DiagKind::err_unsupported_copy_to_wgmma_operand_shape, {loc, loc});
       return;
     }
     // Synchronous element by element (an `.async` one is complete before
@@ -317,19 +316,14 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   bool tmaAsPlain = false;
   if (d->engine == TokenKind::kw_tma && !cpuTarget()) {
     if (!target_.hasTma) {
-      unsupported(d->range(), "`tma` copies on " + options_.arch.str(), "TMA needs --arch=sm_90a");
-      return;
+      unreachable("a TMA copy on a target without TMA");
     }
     tmaAsPlain = tmaCopyIsPlain(d);
     if (!tmaAsPlain) return lowerTma(d);
   }
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_transp && d->op != TokenKind::m_pad &&
       !((cpuTarget() || tmaAsPlain) && d->op == TokenKind::m_load)) {
-    unsupported(d->range(), "`dma" + tokenKindSpelling(d->op).str() + "`", "use `dma.copy` or `dma.transp`");
-    if (!d->future.empty())
-      if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end())
-        for (const sema::Symbol* s : decls->second) failed_.insert(s);
-    return;
+    unreachable("a copy operation other than `copy`, `transp`, `pad` and `tma.load`");
   }
   std::optional<kir::Tile> src = lowerTile(d->source, "the copy source");
   if (!src) return;
@@ -346,8 +340,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
       std::optional<std::int64_t> p;
       if (ct && !ct->values.empty()) p = sym::constantValue(ct->values[0]);
       if (!p || *p < 0 || static_cast<size_t>(*p) >= src->rank()) {
-        unsupported(d->config[i]->range(), "this transpose layout");
-        return;
+        unreachable("a `dma.transp` layout that is not a permutation of the source dimensions");
       }
       permuted.extents[i] = src->extents[*p];
       permuted.strides[i] = src->strides[*p];
@@ -380,7 +373,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   } else {
     if (!future) {
       // An unnamed `=> shared` copy: storage of its own.
-      unsupported(d->range(), "an unnamed copy into new storage", "bind it: `f = dma.copy ... => shared;`");
+      unsupported(DiagKind::err_unsupported_unnamed_copy_new_storage, d->range(), "dma.copy");
       return;
     }
     dst = futureTile(future, d->destStorage, *src, d->loc());
@@ -490,7 +483,7 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
     seq = seq || (sym && asyncFutures_.count(sym));
   }
   if (withStorage != 0 && withStorage != s->names.size()) {
-    unsupported(s->range(), "`swap` of futures of which only some copy into new storage");
+    unsupported(DiagKind::err_unsupported_swap_mixed_futures, s->range());
     return;
   }
   auto rotate = [&](llvm::StringRef suffix, llvm::StringRef type) {

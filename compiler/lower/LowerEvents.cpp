@@ -94,9 +94,7 @@ bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Ex
   if (regions_.empty()) return true;
   Region& r = regions_.back();
   if (!r.contiguous) {
-    if (!r.reported)
-      unsupported(where, "a cooperative operation inside an `inthreads` region whose threads are not consecutive",
-                  "select whole warpgroups or a range of threads, e.g. `inthreads.async (p >= 1)`");
+    if (!r.reported) unsupported(DiagKind::err_unsupported_cooperative_in_sparse_inthreads, where);
     r.reported = true;
     return false;
   }
@@ -111,8 +109,7 @@ bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Ex
 void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   comment(s);
   if (kernel_->instances) {
-    unsupported(s->range(), "an `inthreads` region in a block of a run-time number of warps",
-                "give the `group` level a constant extent");
+    unsupported(DiagKind::err_unsupported_inthreads_runtime_warps, s->range());
     return;
   }
   const Expr* cond = lowerCondition(s->cond);
@@ -135,8 +132,7 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
     r.barrierId = 0;
   } else if (r.contiguous && r.lo % 32 == 0 && r.threads % 32 == 0) {
     // bar.sync 0 is __syncthreads; ids 1..15 are free.
-    if (nextNamedBarrier_ > 15)
-      unsupported(s->range(), "more than 15 `inthreads` regions in one kernel", "each region needs a named barrier");
+    if (nextNamedBarrier_ > 15) unsupported(DiagKind::err_unsupported_too_many_inthreads, s->range());
     r.barrierId = nextNamedBarrier_++;
   } else {
     r.barrierId = -1;
@@ -165,14 +161,14 @@ void Lowerer::lowerEventDecl(const EventDeclStmt* d) {
       inLoop = true;
   });
   if (inLoop) {
-    unsupported(d->range(), "an event declared inside a loop", "declare the event before the loop, at block scope");
+    unsupported(DiagKind::err_unsupported_event_in_loop, d->range());
     return;
   }
   std::int64_t declared = 0;
   if (d->count) {
     const Expr* c = lowerInt(d->count);
     if (!c || !c->isConst() || c->intValue <= 0) {
-      unsupported(d->count->range(), "an event count that is not a positive constant");
+      unsupported(DiagKind::err_unsupported_event_count, d->count->range());
       return;
     }
     declared = c->intValue;
@@ -184,14 +180,13 @@ void Lowerer::lowerEventDecl(const EventDeclStmt* d) {
     info.array = !sym->type.arrayDims.empty();
     for (const sym::SymExpr* n : sym->type.arrayDims) info.elements *= sym::constantValue(n).value_or(1);
     if (info.elements > 32) {
-      unsupported(decl.range, "an event array of more than 32 elements",
-                  "each waiting thread keeps one phase bit per element in a 32-bit mask");
+      unsupported(DiagKind::err_unsupported_event_array_size, decl.range);
       continue;
     }
     if (decl.init) {
       const auto* n = llvm::dyn_cast<NameExpr>(decl.init);
       if (!n || n->name != "ready") {
-        unsupported(decl.init->range(), "this event initialiser", "events start pending, or `= ready` (spec 14.1)");
+        unsupported(DiagKind::err_unsupported_event_init, decl.init->range());
         continue;
       }
       info.ready = true;
@@ -232,14 +227,14 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
   if (const auto* mth = llvm::dyn_cast<MethodExpr>(e); mth && mth->method == TokenKind::m_at) {
     base = mth->base;
     if (mth->args.size() != 1) {
-      unsupported(e->range(), "this event reference", "`e.at(order)` takes one order");
+      unsupported(DiagKind::err_unsupported_event_several_orders, e->range());
       return std::nullopt;
     }
     order = mth->args[0];
   } else if (const auto* sub = llvm::dyn_cast<SubscriptExpr>(e)) {
     base = sub->base;
     if (sub->indices.size() != 1) {
-      unsupported(e->range(), "an index into a multi-dimensional event array");
+      unsupported(DiagKind::err_unsupported_event_multi_dim_index, e->range());
       return std::nullopt;
     }
     index = sub->indices[0];
@@ -248,7 +243,7 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
   const sema::Symbol* sym = name ? sema_.references.lookup(name) : nullptr;
   auto it = sym ? events_.find(sym) : events_.end();
   if (it == events_.end()) {
-    unsupported(e->range(), "this event reference", "name an event declared at block scope: `e`, `e[i]`, `e.at(order)`");
+    unsupported(DiagKind::err_unsupported_event_reference, e->range());
     return std::nullopt;
   }
   const EventInfo& info = it->second;
@@ -261,7 +256,7 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
       o = post->operand;
       if (const auto* on = llvm::dyn_cast<NameExpr>(o)) ref.advance = sema_.references.lookup(on);
       if (!ref.advance) {
-        unsupported(order->range(), "this event order", "advance a mutable integer: `e.at(order++)`");
+        unsupported(DiagKind::err_unsupported_event_order, order->range());
         return std::nullopt;
       }
     }
@@ -277,7 +272,7 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
     return ref;
   }
   if (info.array && !index) {
-    unsupported(e->range(), "an event array used whole", "name one element: `e[i]` or `e.at(order)`");
+    unsupported(DiagKind::err_unsupported_event_array_whole, e->range());
     return std::nullopt;
   }
   ref.index = index ? lowerInt(index) : m().intc(0);
@@ -307,7 +302,7 @@ void Lowerer::findEventBoundCopies(const ast::Stmt* body) {
 
 void Lowerer::lowerTrigger(const TriggerStmt* t) {
   if (t->after.size() && t->targets.size() != 1) {
-    unsupported(t->range(), "`trigger ... after` with several events", "bind the copies to one event");
+    unsupported(DiagKind::err_unsupported_trigger_after_several, t->range());
     return;
   }
   // TMA copies bound to the event: their bytes (GPU) or their completion

@@ -226,7 +226,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       }
       if (s->type.kind == sema::TypeKind::Data) {
         // A rank-0 read of a one-element buffer is not a scalar; report.
-        unsupported(e->range(), "spanned data used as a scalar value", "read an element with `.at(...)`");
+        unsupported(DiagKind::err_unsupported_span_as_scalar, e->range());
         return m().intc(0);
       }
       diags_.report(e->loc(), DiagKind::err_lower_symbolic, "the name", s->name,
@@ -353,7 +353,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
     }
     default: break;
   }
-  unsupported(e->range(), "this expression (`" + nodeKindName(e->kind()).str() + "`) in device code");
+  unsupported(DiagKind::err_unsupported_device_expr, e->range(), nodeKindName(e->kind()));
   return m().intc(0);
 }
 
@@ -367,8 +367,7 @@ const Expr* Lowerer::lowerElementAccess(const MethodExpr* mm) {
 const Expr* Lowerer::loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where) {
   if (host_) {
     // Host code sees shapes and integers; elements live on the device.
-    unsupported(where, "reading an element outside a `parallel`",
-                "read elements inside a `parallel`, or pass the value as an `int` parameter");
+    unsupported(DiagKind::err_unsupported_element_read_host, where);
     return m().intc(0);
   }
   return m().load(buffer, index);

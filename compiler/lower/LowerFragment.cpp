@@ -30,20 +30,18 @@ void Lowerer::lowerFragDecl(const FragDeclStmt* d) {
     const sema::Symbol* sym = decls->second[i];
     if (d->dims.empty()) {
       // `frag.s32 mc[1][2] {0};`: MMA accumulators whose shape comes from use.
-      unsupported(d->decls[i].range, "MMA accumulators declared with `frag." + tokenKindSpelling(d->elem).str() + "`",
-                  "declare each accumulator with `mma.fill`: `mc = mma.fill." + tokenKindSpelling(d->elem).str() +
-                      " 0;`");
+      unsupported(DiagKind::err_unsupported_frag_accumulator, d->decls[i].range, tokenKindSpelling(d->elem));
       failed_.insert(sym);
       continue;
     }
     if (!d->decls[i].arrayDims.empty()) {
-      unsupported(d->decls[i].range, "an array of fragments", "declare each fragment by its own name");
+      unsupported(DiagKind::err_unsupported_fragment_array, d->decls[i].range);
       failed_.insert(sym);
       continue;
     }
     kir::Buffer* b = makeBuffer(sym, kir::Space::Local, sym->type.elem, sym->type.shape, {}, d->loc());
     if (b->slotElements <= 0) {
-      unsupported(d->range(), "a fragment whose shape is not constant");
+      unsupported(DiagKind::err_unsupported_fragment_nonconstant_shape, d->range());
       failed_.insert(sym);
       continue;
     }
@@ -52,7 +50,7 @@ void Lowerer::lowerFragDecl(const FragDeclStmt* d) {
       const ast::Expr* value = init;
       if (const auto* tuple = llvm::dyn_cast<ItupleExpr>(init)) {
         if (tuple->elements.size() != 1) {
-          unsupported(init->range(), "a fragment initialiser with more than one value");
+          unsupported(DiagKind::err_unsupported_fragment_multi_init, init->range());
           continue;
         }
         value = tuple->elements[0];
@@ -87,9 +85,7 @@ const kir::Buffer* Lowerer::fragmentBuffer(const ast::Expr* e, llvm::StringRef w
   const kir::Buffer* b = s && s->type.kind == sema::TypeKind::Fragment ? bufferFor(s) : nullptr;
   if (!b) {
     std::string name(e->range().Start.getPointer(), e->range().End.getPointer());
-    unsupported(e->range(), what.str() + " over `" + name + "`, an MMA accumulator or loaded MMA operand",
-                "element-wise work and reductions are generated for `frag` fragments; `mma.store` the accumulator "
-                "and work on the stored tile");
+    unsupported(DiagKind::err_unsupported_mma_fragment_elementwise, e->range(), what, name);
   }
   return b;
 }
@@ -130,7 +126,7 @@ void Lowerer::lowerFragOp(const FragOpStmt* s) {
   kir::ScalarType elem = kir::ScalarType::element(kir::computeType(src->elem));
   if (s->op == TokenKind::kw_copy) {
     if (totalElements(dst) != totalElements(src)) {
-      unsupported(s->range(), "a fragment `copy` between fragments of different sizes");
+      unsupported(DiagKind::err_unsupported_fragment_copy_sizes, s->range());
       return;
     }
     forEachElement(dst, s->loc(), [&](const Expr* e) {
@@ -148,7 +144,7 @@ void Lowerer::lowerFragOp(const FragOpStmt* s) {
   if (src->shape.size() != 2 || dst->shape.size() != 1 || !dim || (*dim != 0 && *dim != 1) ||
       !src->shape[1 - *dim]->isConst() || !dst->shape[0]->isConst() ||
       src->shape[1 - *dim]->intValue != dst->shape[0]->intValue) {
-    unsupported(s->range(), "this reduction", "reduce a 2-D fragment along dimension 0 or 1 into a 1-D fragment");
+    unsupported(DiagKind::err_unsupported_reduction, s->range());
     return;
   }
   bool isMax = s->op == TokenKind::kw_reduce_max;

@@ -45,7 +45,7 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
   else if (rt.kind == sema::TypeKind::Void || rt.isError())
     function_->returnType = "void";
   else {
-    unsupported(fn.range(), "a `__co__` function that returns a scalar", "return spanned data, or write the result through a parameter");
+    unsupported(DiagKind::err_unsupported_scalar_return, fn.range());
     return;
   }
 
@@ -132,7 +132,7 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
         bindValue(s, m().var(name, kir::ScalarType::boolean()));
         break;
       case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
-      default: unsupported(p.range, "a parameter of this type"); break;
+      default: unreachable("a parameter of a type croqc does not pass to kernels");
     }
   }
 
@@ -190,8 +190,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
     case NodeKind::SpannedDeclStmt: {
       const auto* d = llvm::cast<SpannedDeclStmt>(s);
       if (d->storage == Storage::Shared || d->storage == Storage::Local) {
-        unsupported(d->range(), "a shared or local buffer outside a parallel");
-        return;
+        unreachable("a shared or local buffer outside a `parallel`");
       }
       auto decls = sema_.declarations.find(d);
       if (decls == sema_.declarations.end()) return;
@@ -206,8 +205,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
         const ast::Expr* value = i < d->decls.size() ? d->decls[i].init : nullptr;
         if (const auto* tuple = llvm::dyn_cast_or_null<ItupleExpr>(value)) {
           if (tuple->elements.size() != 1) {
-            unsupported(value->range(), "a buffer initialiser with more than one value");
-            continue;
+            unreachable("a buffer initialiser with more than one value");
           }
           value = tuple->elements[0];
         }
@@ -231,7 +229,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
       const sema::Symbol* sym = rootSymbol(r->value, nullptr);
       const kir::Buffer* b = sym ? bufferFor(sym) : nullptr;
       if (!b || b->space != kir::Space::Global) {
-        unsupported(r->range(), "this `return`", "return a buffer declared in the function body");
+        unsupported(DiagKind::err_unsupported_return, r->range());
         return;
       }
       orderAfterPreviousWork(function_->stream, r->loc());
@@ -248,10 +246,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
     case NodeKind::CompoundStmt:
       for (const ast::Stmt* inner : llvm::cast<CompoundStmt>(s)->body) lowerHostStmt(inner);
       return;
-    default:
-      unsupported(s->range(), "this statement outside a `parallel`",
-                  "host code of a `__co__` function may declare buffers and integers, launch parallels and return");
-      return;
+    default: unsupported(DiagKind::err_unsupported_host_stmt, s->range()); return;
   }
 }
 
@@ -261,8 +256,7 @@ void Lowerer::lowerHostCode(const ast::Stmt* s) {
     if (!launch) launch = llvm::dyn_cast<ParallelStmt>(inner);
   });
   if (launch) {
-    unsupported(launch->range(), "a `parallel` inside host control flow",
-                "launch parallels at the top level of the function body");
+    unsupported(DiagKind::err_unsupported_parallel_in_host_control, launch->range());
     return;
   }
   kir::HostStmt h;
@@ -352,7 +346,7 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
   // printf, kernels with the device's (once per instance of the level the
   // statement is at, like an assignment).
   if (p->compileTime) {
-    unsupported(p->range(), "the compile-time `print!`", "print at run time with `print`/`println`");
+    unsupported(DiagKind::err_unsupported_compile_time_print, p->range());
     return;
   }
   std::string format;
@@ -388,8 +382,7 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
       value(lowerExpr(a));
       continue;
     }
-    unsupported(a->range(), "printing " + (t ? sema::printType(*t) : std::string("this value")),
-                "print strings, integers, element values and ituples");
+    unsupported(DiagKind::err_unsupported_print_value, a->range(), t ? sema::printType(*t) : std::string("this value"));
     return;
   }
   if (p->newline) format += "\\n";

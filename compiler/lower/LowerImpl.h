@@ -360,7 +360,16 @@ class Lowerer {
   void comment(const ast::Node* n);
   std::string sourceLine(llvm::SMLoc loc) const;
   std::string fresh(llvm::StringRef base);
-  void unsupported(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint = "");
+  /// Reports a construct lowering cannot generate code for: `kind` is one of
+  /// diag/LowerUnsupported.def, `args` fill its message and hint.
+  template <typename... Args>
+  void unsupported(DiagKind kind, llvm::SMRange where, const Args&... args) {
+    diags_.report(where.Start, kind, args...).range(where);
+  }
+  /// A construct that the parser or sema rejects reached lowering: croqc stops
+  /// with an internal compiler error (the crash handler names the pass), as
+  /// bad input is never reported this way.
+  [[noreturn]] static void unreachable(const char* what);
   /// `--target=cpu`: the CPU emulation runs the GPU lowering (sm_86's, and
   /// sm_90a's warpgroup MMAs for kernels with a `group-4` level).
   bool cpuTarget() const { return !target_.isGpu; }

@@ -76,30 +76,25 @@ void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   const sema::Type& t = sym->type;
   if (frames_.back().level != ParallelLevel::Group && frames_.back().level != ParallelLevel::Block &&
       frames_.back().level != ParallelLevel::Thread) {
-    unsupported(s->range(), "an MMA accumulator outside a warp (`: group`) on " + options_.arch.str());
-    failed_.insert(sym);
-    return;
+    unreachable("an MMA accumulator filled outside a warp in a kernel without warpgroup MMAs");
   }
   kir::Fragment* f = fragments_.lookup(sym);
   if (!f) {
     if (t.shape.size() != 2) {
-      unsupported(s->range(), "an accumulator whose shape croqc could not infer", "use it in an `mma.row.row`");
+      unsupported(DiagKind::err_unsupported_acc_shape_unknown, s->range());
       return;
     }
     std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
     std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
     if (!rows || !cols || *rows % 16 || *cols % 8) {
-      unsupported(s->range(), "an accumulator of shape [" + sym::print(t.shape[0]) + ", " + sym::print(t.shape[1]) + "]",
-                  "warp tiles must be multiples of the m16n8k16 atom (M of 16, N of 8)");
-      return;
+      unreachable("a warp MMA accumulator that is not a multiple of the m16n8 atom");
     }
     f = m().fragment();
     f->name = fresh(sym->name);
     f->role = kir::FragRole::C;
     f->accType = t.elem == TokenKind::ty_f16 ? TokenKind::ty_f16 : TokenKind::ty_f32;
     if (t.elem != TokenKind::ty_f16 && t.elem != TokenKind::ty_f32 && t.elem != TokenKind::eof) {
-      unsupported(s->range(), "an accumulator of type `" + tokenKindSpelling(t.elem).str() + "`",
-                  "mma.sync accumulates in f16 or f32");
+      unsupported(DiagKind::err_unsupported_acc_type, s->range(), tokenKindSpelling(t.elem));
       return;
     }
     f->rows = *rows / 16;
@@ -185,8 +180,7 @@ kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
 std::optional<kir::Tile> Lowerer::lowerMmaLoadSource(const ast::MmaLoadStmt* s) {
   std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
   if (tile && tile->rank() != 2) {
-    unsupported(s->range(), "an `mma.load` of a tile that is not 2-D");
-    return std::nullopt;
+    unreachable("an `mma.load` of a tile that is not 2-D");
   }
   return tile;
 }
@@ -198,7 +192,7 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   // The role comes from the MMA that reads the fragment.
   const MmaOperandUse* use = operandUse(sym);
   if (!use) {
-    unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
+    unsupported(DiagKind::err_unsupported_mma_load_unused, s->range());
     return;
   }
   std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
@@ -211,17 +205,12 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   TokenKind elem = tile->buffer->elem;
   std::optional<std::int64_t> atomK = warpAtomK(elem);
   if (!atomK) {
-    unsupported(s->range(), "an MMA operand of type `" + tokenKindSpelling(elem).str() + "`",
-                "mma.sync on " + options_.arch.str() + " takes f16 or bf16 operands" +
-                    (target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : ""));
+    unsupported(DiagKind::err_unsupported_mma_operand_type, s->range(), tokenKindSpelling(elem), options_.arch,
+                target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : "");
     return;
   }
   if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % *atomK) {
-    std::string k = std::to_string(*atomK);
-    unsupported(s->range(),
-                "an MMA operand tile of [" + std::to_string(tile->extents[0]) + ", " + std::to_string(tile->extents[1]) + "]",
-                role == kir::FragRole::A ? "A tiles must be multiples of 16 x " + k : "B tiles must be multiples of 8 x " + k);
-    return;
+    unreachable("an `mma.load` tile that is not a multiple of the m16n8kK atom");
   }
   kir::Fragment* f = fragments_.lookup(sym);
   if (!f || f->rows != outer / outerAtom || f->cols != kdim / *atomK || f->inType != elem) {
@@ -241,14 +230,14 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
 void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   if (wgmma_) return lowerWgmmaExec(s);
   if (s->sparse || s->scale) {
-    unsupported(s->range(), s->sparse ? "sparse MMA" : "scaled MMA");
+    unsupported(s->sparse ? DiagKind::err_unsupported_sparse_mma : DiagKind::err_unsupported_scaled_mma, s->range());
     return;
   }
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c) {
     // An accumulator whose `mma.fill` was already reported is not reported again.
     if (!failed_.count(rootSymbol(s->acc, nullptr)))
-      unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
+      unsupported(DiagKind::err_unsupported_mma_acc_unfilled, s->acc->range());
     return;
   }
   // Operands given as views are loaded into temporary fragments.
@@ -261,15 +250,12 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
     std::optional<std::int64_t> atomK = warpAtomK(tile->buffer->elem);
     if (!atomK) {
-      unsupported(e->range(), "an MMA operand of type `" + tokenKindSpelling(tile->buffer->elem).str() + "`",
-                  "mma.sync on " + options_.arch.str() + " takes f16 or bf16 operands" +
-                      (target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : ""));
+      unsupported(DiagKind::err_unsupported_mma_operand_type, e->range(), tokenKindSpelling(tile->buffer->elem),
+                  options_.arch, target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : "");
       return nullptr;
     }
     if (tile->rank() != 2 || outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % *atomK) {
-      unsupported(e->range(), "an MMA operand whose tile is not a multiple of the m16n8kK atom",
-                  "A tiles are multiples of 16 x K, B tiles of 8 x K, K = " + std::to_string(*atomK));
-      return nullptr;
+      unreachable("an MMA operand tile that is not a multiple of the m16n8kK atom");
     }
     kir::Fragment* f = m().fragment();
     f->name = fresh(role == kir::FragRole::A ? "a" : "b");
@@ -287,13 +273,11 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   kir::Fragment* b = operand(s->b, kir::FragRole::B, !s->rowB);
   if (!a || !b) return;
   if (a->rows != c->rows || b->rows != c->cols || a->cols != b->cols) {
-    unsupported(s->range(), "an MMA whose operand tiles do not match its accumulator");
-    return;
+    unreachable("a warp MMA whose operand tiles do not match its accumulator");
   }
   if (a->inType != b->inType) return;
   if (c->accType == TokenKind::ty_f16 && a->inType != TokenKind::ty_f16) {
-    unsupported(s->range(), "a `" + tokenKindSpelling(a->inType).str() + "` warp MMA with an f16 accumulator",
-                "accumulate in f32: `mma.fill.f32 0.0f`");
+    unsupported(DiagKind::err_unsupported_warp_mma_f16_acc, s->range(), tokenKindSpelling(a->inType));
     return;
   }
   c->inType = a->inType;
@@ -317,14 +301,13 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c) {
     if (!failed_.count(rootSymbol(s->acc, nullptr)))
-      unsupported(s->acc->range(), "an `mma.store` of an accumulator croqc did not see filled");
+      unsupported(DiagKind::err_unsupported_mma_store_unfilled, s->acc->range());
     return;
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");
   if (!tile) return;
   if (tile->rank() != 2) {
-    unsupported(s->range(), "an `mma.store` into a tile that is not 2-D");
-    return;
+    unreachable("an `mma.store` into a tile that is not 2-D");
   }
   if (tile->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(tile->buffer));
   StoreGeometry g = storeGeometry(*tile, *c, s->transpose);
@@ -375,7 +358,7 @@ void Lowerer::lowerMmaFence(const ast::Stmt* s) {
   const auto* w = llvm::cast<MmaWaitStmt>(s);
   const Expr* n = lowerInt(w->count);
   if (!n || !n->isConst() || n->intValue < 0 || n->intValue > 7) {
-    unsupported(w->count->range(), "`mma.wait` with this count", "wait for a constant number of groups, 0 to 7");
+    unsupported(DiagKind::err_unsupported_mma_wait_count, w->count->range());
     return;
   }
   emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::wait_group<" + std::to_string(n->intValue) + ">();";

@@ -33,8 +33,8 @@ std::optional<std::vector<std::int64_t>> padAmounts(const sema::Type* t, size_t 
 void Lowerer::lowerPad(const DmaStmt* d, const kir::Tile& src) {
   const sema::Symbol* future = futureOf(d);
   // A future whose copy is not generated is not reported again where it is read.
-  auto fail = [&](llvm::StringRef what, llvm::StringRef hint) {
-    unsupported(d->range(), what.str(), hint.str());
+  auto fail = [&](DiagKind kind) {
+    unsupported(kind, d->range());
     if (future) failed_.insert(future);
   };
   size_t rank = src.rank();
@@ -45,11 +45,11 @@ void Lowerer::lowerPad(const DmaStmt* d, const kir::Tile& src) {
     mid = padAmounts(sema_.typeOf(d->config[2]), rank);
   }
   if (!lo || !hi || !mid || llvm::any_of(*mid, [](std::int64_t v) { return v != 0; })) {
-    fail("`dma.pad` with non-constant, negative or interior (`mid`) padding", "pad by constant amounts with `mid` all 0");
+    fail(DiagKind::err_unsupported_pad_amounts);
     return;
   }
   if (rank < 1 || rank > 2 || llvm::any_of(src.extents, [](std::int64_t e) { return e <= 0; })) {
-    fail("`dma.pad` of a tile that is not 1-D or 2-D of constant shape", "");
+    fail(DiagKind::err_unsupported_pad_source_shape);
     return;
   }
   std::optional<kir::Tile> dst;
@@ -60,12 +60,12 @@ void Lowerer::lowerPad(const DmaStmt* d, const kir::Tile& src) {
     for (size_t i = 0; i < rank; ++i) padded.extents[i] = src.extents[i] + (*lo)[i] + (*hi)[i];
     dst = futureTile(future, d->destStorage, padded, d->loc());
   } else {
-    unsupported(d->range(), "an unnamed copy into new storage", "bind it: `f = dma.pad ... => shared;`");
+    unsupported(DiagKind::err_unsupported_unnamed_copy_new_storage, d->range(), "dma.pad");
   }
   if (!dst) return;
   for (size_t i = 0; i < rank; ++i) {
     if (dst->rank() != rank || dst->extents[i] != src.extents[i] + (*lo)[i] + (*hi)[i]) {
-      fail("`dma.pad` into a destination of another shape than the padded source", "");
+      fail(DiagKind::err_unsupported_pad_dest_shape);
       return;
     }
   }

@@ -198,7 +198,7 @@ std::vector<Stmt*>* Lowerer::lowerRuntimeWarps(const ast::ParallelBinding& b, co
 }
 
 void Lowerer::lowerParallel(const ParallelStmt* p) {
-  if (p->isAsync && p != kernelInfo_->root) unsupported(p->range(), "an inner `parallel.async`");
+  if (p->isAsync && p != kernelInfo_->root) unreachable("an inner `parallel.async`");
   auto levelsIt = sema_.parallelLevels.find(p);
   std::vector<Stmt*>* into = out_;
   size_t framesBefore = frames_.size();
@@ -214,8 +214,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
     for (const sema::ParallelLevelInfo& l : kernelInfo_->levels)
       if (l.stmt == p && l.level == level) info = &l;
     if (!info) {
-      unsupported(b.range, "this parallel binding");
-      continue;
+      unreachable("a parallel binding without the kernel level sema recorded for it");
     }
     if (level == ParallelLevel::Block && blockDim == 0 && p == kernelInfo_->root && groupedBlockOrder(*info)) {
       lowerGroupedBlocks(*info, b.range.Start, *into);
@@ -227,7 +226,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
       for (size_t d = 0; d < info->vars.size(); ++d) {
         if (!info->vars[d]) continue;
         if (blockDim + d >= 3) {
-          unsupported(b.range, "a block level with more than three dimensions");
+          unsupported(DiagKind::err_unsupported_block_level_rank, b.range);
           break;
         }
         bindValue(info->vars[d], pushLet(m(), *into, b.range.Start, nameFor(info->vars[d]),

@@ -31,7 +31,7 @@ bool Lowerer::viewOrigin2d(const ast::Expr* e, const Expr*& row, const Expr*& co
   if (!view || !view->base) return true;
   if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
       sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
-    unsupported(e->range(), "a strided or reshaped TMA tile", "use subspan/chunkat tiles");
+    unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
     return false;
   }
   row = lowerSym(view->origin[0], e->loc());
@@ -125,8 +125,7 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
   const kir::Buffer* b = t.buffer;
   if (b->space != kir::Space::Shared || t.rank() != 2 || b->shape.size() != 2 || !b->shape[0]->isConst() ||
       !b->shape[1]->isConst() || t.extents[0] <= 0 || t.extents[1] <= 0) {
-    unsupported(view->range(), "a TMA copy of this shared tile",
-                "TMA copies 2-D tiles of constant shape of a 2-D shared buffer");
+    unsupported(DiagKind::err_unsupported_tma_shared_tile, view->range());
     return std::nullopt;
   }
   const std::int64_t elemBytes = target::elementBytes(b->elem);
@@ -146,13 +145,7 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
     // (the swizzle period) of a block.
     const std::int64_t perRow = w / elemBytes;
     if (cols % perRow != 0 || kir::knownMultiple(col0) < perRow) {
-      unsupported(view->range(),
-                  llvm::formatv("a TMA copy into columns `{0}` .. `{0}` + {1} of a buffer swizzled in {2}-column blocks",
-                                printExpr(col0), cols, perRow)
-                      .str(),
-                  llvm::formatv("copy whole {0}-byte column blocks: tiles whose columns start and end at multiples of {1}",
-                                w, perRow)
-                      .str());
+      unsupported(DiagKind::err_unsupported_tma_swizzle_columns, view->range(), printExpr(col0), cols, perRow, w);
       return std::nullopt;
     }
     p.boxCols = perRow;
@@ -169,9 +162,7 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
   } else {
     // A dense box is rows x cols elements back to back: whole rows only.
     if (cols != b->rowStride || b->shape[1]->intValue != cols) {
-      unsupported(view->range(), "a TMA copy of a column range of a shared buffer",
-                  "the copy engine writes dense boxes: copy whole rows of the buffer, such as `buf.subspan(R, " +
-                      std::to_string(b->shape[1]->intValue) + ").at(i, 0)`");
+      unsupported(DiagKind::err_unsupported_tma_column_range, view->range(), b->shape[1]->intValue);
       return std::nullopt;
     }
     p.boxCols = cols;
@@ -189,8 +180,7 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
     return std::nullopt;
   }
   if (p.rows > 256 || p.boxCols > 256 || (p.boxCols * elemBytes) % 16 != 0) {
-    unsupported(view->range(), llvm::formatv("a TMA box of [{0}, {1}]", p.rows, p.boxCols).str(),
-                "TMA boxes have at most 256 rows and columns and a multiple of 16 bytes per row");
+    unsupported(DiagKind::err_unsupported_tma_box, view->range(), p.rows, p.boxCols);
     return std::nullopt;
   }
   return p;
@@ -198,18 +188,14 @@ std::optional<Lowerer::TmaSharedBoxes> Lowerer::planTmaShared(const kir::Tile& t
 
 bool Lowerer::settleTmaGlobalTile(kir::Tile& global, const TmaSharedBoxes& box, const ast::Expr* view) {
   if (global.buffer->space != kir::Space::Global || global.rank() != 2) {
-    unsupported(view->range(), "this TMA copy", "TMA copies a 2-D tile between a global tensor and shared memory");
-    return false;
+    unreachable("a TMA copy whose global side is not a 2-D global tile");
   }
   const std::int64_t boxExtents[2] = {box.rows, box.boxCols * box.boxes};
   for (unsigned d = 0; d < 2; ++d) {
     if (global.extents[d] > 0) {
       if (global.extents[d] == boxExtents[d]) continue;
-      unsupported(view->range(),
-                  llvm::formatv("a TMA copy between a [{0}, {1}] global tile and a [{2}, {3}] shared tile",
-                                global.extents[0], global.extents[1], boxExtents[0], boxExtents[1])
-                      .str(),
-                  "copy tiles of the same shape (the copy engine zero-fills what lies outside the tensor)");
+      unsupported(DiagKind::err_unsupported_tma_shape_mismatch, view->range(), global.extents[0], global.extents[1],
+                  boxExtents[0], boxExtents[1]);
       return false;
     }
     // A run-time extent (`rhs.chunkat(block_n, k)` of a symbolic tensor):
@@ -244,7 +230,7 @@ bool Lowerer::tmaCopyIsPlain(const DmaStmt* d) {
 
 void Lowerer::lowerTma(const DmaStmt* d) {
   if (d->op != TokenKind::m_copy && d->op != TokenKind::m_load) {
-    unsupported(d->range(), "`tma" + tokenKindSpelling(d->op).str() + "`", "use `tma.copy` or `tma.load`");
+    unsupported(DiagKind::err_unsupported_tma_op, d->range(), tokenKindSpelling(d->op));
     return;
   }
   std::optional<kir::Tile> src = lowerTile(d->source, "the TMA source");
@@ -254,8 +240,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     return;
   }
   if (src->buffer->space != kir::Space::Global || src->rank() != 2) {
-    unsupported(d->range(), "this TMA copy", "TMA copies a 2-D tile from a global tensor into shared memory");
-    return;
+    unreachable("a TMA load whose source is not a 2-D global tile");
   }
   // The tile's origin in the tensor.
   const Expr* r0 = nullptr;
@@ -274,15 +259,13 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   } else if (future) {
     for (std::int64_t e : src->extents)
       if (e <= 0) {
-        unsupported(d->source->range(), "a TMA copy of a tile whose shape is known only at run time into new storage",
-                    "copy into a declared shared buffer, or take a `subspan` of constant extents");
-        return;
+        unreachable("a TMA copy into new storage of a tile whose shape is known only at run time");
       }
     tmaDests_.insert(future);
     dst = futureTile(future, Storage::Shared, *src, d->loc());
     if (!dst) return;
   } else {
-    unsupported(d->range(), "an unnamed TMA copy into new storage", "bind it: `f = tma.copy ... => shared;`");
+    unsupported(DiagKind::err_unsupported_unnamed_tma_new_storage, d->range());
     return;
   }
   std::optional<TmaSharedBoxes> box = planTmaShared(*dst, d->dest ? d->dest : d->source);
@@ -306,9 +289,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   // for every thread of it.
   ParallelLevel deepest = std::max(deepestLevelUsed(d->source), d->dest ? deepestLevelUsed(d->dest) : ParallelLevel::Block);
   if (deepest != ParallelLevel::Block && threads > 1) {
-    unsupported(d->range(), "a TMA load whose tiles differ between the threads that run it",
-                "issue it from one thread (`inthreads.async (p == 0 && t == 0)`) or from tiles that depend only on "
-                "block variables");
+    unsupported(DiagKind::err_unsupported_tma_load_thread_tiles, d->range());
     return;
   }
   if (eventExpr) {
@@ -384,8 +365,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   std::optional<kir::Tile> dst = lowerTile(d->dest, "the TMA destination");
   if (!dst) return;
   if (src.buffer->swizzleBytes) {
-    unsupported(d->source->range(), "a TMA store of a buffer that warpgroup MMAs read",
-                "store from a buffer that `mma.store` or copies fill");
+    unsupported(DiagKind::err_unsupported_tma_store_wgmma_operand, d->source->range());
     return;
   }
   // Who stores: the block (or its `inthreads` region), or each warpgroup its
@@ -393,8 +373,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   // `output_s[cidx]`).
   ParallelLevel deepest = std::max(deepestLevelUsed(d->source), deepestLevelUsed(d->dest));
   if (deepest == ParallelLevel::Group || deepest == ParallelLevel::Thread) {
-    unsupported(d->range(), "a TMA store whose tiles depend on a warp or thread variable",
-                "store a tile per warpgroup or per block");
+    unsupported(DiagKind::err_unsupported_tma_store_thread_tiles, d->range());
     return;
   }
   const kir::Scope scope = deepest == ParallelLevel::Group4 ? kir::Scope::Warpgroup : kir::Scope::Cta;
@@ -417,7 +396,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
                 sb->shape[1]->intValue, root ? root->name : sb->name)
         .range(d->source->range());
     if (dst->rank() != 2 || dst->extents[0] != src.extents[0] || dst->extents[1] != src.extents[1]) {
-      unsupported(d->range(), "this TMA store", "store a tile into a global tile of the same constant shape");
+      unsupported(DiagKind::err_unsupported_tma_store, d->range());
       return;
     }
     written_.insert(const_cast<kir::Buffer*>(dst->buffer));

@@ -71,9 +71,9 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   if (root && failed_.count(root)) return std::nullopt;
   if (!t || !buf ||
       (t->kind != sema::TypeKind::Data && t->kind != sema::TypeKind::Future && t->kind != sema::TypeKind::Fragment)) {
-    unsupported(e->range(), what.str() + " `" + std::string(e->range().Start.getPointer(),
-                                                            e->range().End.getPointer()) + "`",
-                "copies and MMA operands must be views of parameters, buffers or futures");
+    unsupported(
+        DiagKind::err_unsupported_tile_root, e->range(), what,
+        llvm::StringRef(e->range().Start.getPointer(), e->range().End.getPointer() - e->range().Start.getPointer()));
     return std::nullopt;
   }
   kir::Tile tile;
@@ -115,14 +115,14 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   if (buf->swizzleBytes) {
     // A swizzled WGMMA operand tile: only its 2-D origin is needed.
     if (tile.rank() != 2 || (view && (view->reshaped || !view->dimMap.empty()))) {
-      unsupported(e->range(), "this view of a WGMMA operand buffer", "use subspan/chunkat tiles of it");
+      unsupported(DiagKind::err_unsupported_wgmma_operand_view, e->range());
       return std::nullopt;
     }
     tile.row0 = view && view->base ? lowerSym(view->origin[0], loc) : m().intc(0);
     tile.col0 = view && view->base ? lowerSym(view->origin[1], loc) : m().intc(0);
     if (view && view->base && (!sym::constantValue(view->stride[0]) || *sym::constantValue(view->stride[0]) != 1 ||
                                !sym::constantValue(view->stride[1]) || *sym::constantValue(view->stride[1]) != 1)) {
-      unsupported(e->range(), "a strided view of a WGMMA operand buffer");
+      unsupported(DiagKind::err_unsupported_wgmma_operand_strided, e->range());
       return std::nullopt;
     }
     tile.strides = buf->strides;
@@ -225,7 +225,7 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
       const sema::Symbol* tuple = llvm::isa<NameExpr>(i) ? sema_.references.lookup(i) : nullptr;
       auto loopVars = tuple ? tupleValues_.find(tuple) : tupleValues_.end();
       if (loopVars == tupleValues_.end()) {
-        unsupported(i->range(), "a bounded ituple as an index outside a `foreach` over it", "index with its elements");
+        unsupported(DiagKind::err_unsupported_bounded_ituple_index, i->range());
         return nullptr;
       }
       idx.insert(idx.end(), loopVars->second.begin(), loopVars->second.end());
@@ -236,14 +236,11 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
   std::optional<kir::Tile> tile = lowerTile(base, "element access of");
   if (!tile) return nullptr;
   if (tile->buffer->swizzleBytes) {
-    unsupported(base->range(), "element access to a buffer that warpgroup MMAs read",
-                "copy it to another buffer first");
+    unsupported(DiagKind::err_unsupported_wgmma_operand_element_access, base->range());
     return nullptr;
   }
   if (idx.size() != tile->strides.size()) {
-    unsupported(base->range(), "an element access with " + std::to_string(idx.size()) + " indices of a rank-" +
-                                   std::to_string(tile->strides.size()) + " value");
-    return nullptr;
+    unreachable("an element access whose index count differs from the rank sema checked");
   }
   const Expr* offset = tile->offset;
   for (size_t d = 0; d < idx.size(); ++d) offset = m().add(offset, m().mul(idx[d], tile->strides[d]));

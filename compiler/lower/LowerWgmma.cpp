@@ -99,8 +99,7 @@ void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
     std::optional<std::int64_t> rows = t.shape.size() == 2 ? sym::constantValue(t.shape[0]) : std::nullopt;
     std::optional<std::int64_t> cols = t.shape.size() == 2 ? sym::constantValue(t.shape[1]) : std::nullopt;
     if (!rows || !cols || *rows % 64 || *cols % 8 || *cols > 256) {
-      unsupported(s->range(), "a warpgroup accumulator of this shape",
-                  "WGMMA accumulators are [64 * m, N] with N a multiple of 8 up to 256");
+      unsupported(DiagKind::err_unsupported_wg_acc_shape, s->range());
       return;
     }
     f = m().fragment();
@@ -137,8 +136,7 @@ void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
   const kir::Buffer* b = root ? bufferFor(root) : nullptr;
   if (kir::Fragment* f = fragments_.lookup(sym); f && f->role == kir::FragRole::A) fragments_.erase(sym);
   if (!b || !b->swizzleBytes) {
-    unsupported(s->source->range(), "a warpgroup MMA operand outside shared memory",
-                "copy the tile into a `shared` buffer first");
+    unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, s->source->range());
     wgOperands_.erase(sym);
     failed_.insert(sym);
     return;
@@ -157,20 +155,16 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
   failed_.insert(sym);
   const MmaOperandUse* use = operandUse(sym);
   if (!use) {
-    unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
+    unsupported(DiagKind::err_unsupported_mma_load_unused, s->range());
     return;
   }
   if (use->role != kir::FragRole::A) {
-    unsupported(s->range(), "a register fragment as operand B of a warpgroup MMA",
-                "WGMMA reads B from shared memory: pass the shared view, or `mma.load` it without `.frag`");
-    return;
+    unreachable("a register fragment as operand B of a warpgroup MMA");
   }
   std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
   if (tile->buffer->swizzleBytes) {
-    unsupported(s->source->range(),
-                "a register load of a shared tile that warpgroup MMAs also read through a descriptor",
-                "load this buffer's A tiles either all with `mma.load.frag` or all without it");
+    unsupported(DiagKind::err_unsupported_wgmma_mixed_a_loads, s->source->range());
     return;
   }
   kir::Fragment* f = loadWgmmaRegisterA(sym->name, *tile, use->transposed, previous, s->source->range(), s->loc());
@@ -189,8 +183,7 @@ kir::Fragment* Lowerer::loadWgmmaRegisterA(llvm::StringRef name, const kir::Tile
   }
   TokenKind elem = tile.buffer->elem;
   if (elem != TokenKind::ty_f16 && elem != TokenKind::ty_bf16) {
-    unsupported(where, "a register A operand of type `" + tokenKindSpelling(elem).str() + "`",
-                "warpgroup MMAs take f16 or bf16 A operands from registers");
+    unsupported(DiagKind::err_unsupported_wgmma_register_a_type, where, tokenKindSpelling(elem));
     return nullptr;
   }
   kir::Fragment* f = previous;
@@ -224,12 +217,12 @@ kir::Fragment* Lowerer::registerAFromLocalFragment(const ast::MmaExecStmt* s) {
 
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   if (s->sparse) {
-    unsupported(s->range(), "sparse MMA");
+    unsupported(DiagKind::err_unsupported_sparse_mma, s->range());
     return;
   }
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c || !c->warpgroup) {
-    unsupported(s->acc->range(), "an MMA accumulator croqc did not see filled", "bind it with `mma.fill` first");
+    unsupported(DiagKind::err_unsupported_mma_acc_unfilled, s->acc->range());
     return;
   }
   // A scaled accumulator's MMAs go into its K block's partial accumulator.
@@ -241,8 +234,7 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   if (regA && (!regA->warpgroup || regA->role != kir::FragRole::A)) regA = nullptr;
   if (!regA) regA = registerAFromLocalFragment(s);
   if (!s->rowB || (!s->rowA && !regA)) {
-    unsupported(s->range(), "a warpgroup MMA with an MN-major operand in shared memory",
-                "store A as [M, K] and B as [N, K] and use `mma.row.row`");
+    unsupported(DiagKind::err_unsupported_wgmma_mn_major, s->range());
     return;
   }
   auto operand = [&](const ast::Expr* e) -> std::optional<kir::Tile> {
@@ -251,8 +243,7 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
       if (auto it = wgOperands_.find(sym); it != wgOperands_.end()) view = it->second;
     std::optional<kir::Tile> t = lowerTile(view, "the warpgroup MMA operand");
     if (t && !t->buffer->swizzleBytes) {
-      unsupported(e->range(), "a warpgroup MMA operand outside shared memory",
-                  "copy the tile into a `shared` buffer first");
+      unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, e->range());
       return std::nullopt;
     }
     // A descriptor starts at an 8-row core matrix and a 16-byte column.
@@ -281,8 +272,7 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   TokenKind in = regA ? regA->inType : a->buffer->elem;
   std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType, target_);
   if (!instrK) {
-    unsupported(s->range(), "a warpgroup MMA of these element types",
-                "f16 x f16 -> f16/f32, bf16 x bf16 -> f32, or f8_e4m3 x f8_e4m3 / f8_e5m2 x f8_e5m2 -> f16/f32");
+    unsupported(DiagKind::err_unsupported_wgmma_types, s->range());
     return;
   }
   if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != b->extents[1] || kdim % *instrK) {
@@ -318,8 +308,7 @@ void Lowerer::findScaledAccumulators(const ast::Stmt* body) {
 
 void Lowerer::lowerMmaScale(const MmaScaleStmt* s) {
   if (!wgmma_) {
-    unsupported(s->range(), "`mma.scale` of a warp (`: group`) accumulator",
-                "block scaling is generated for warpgroup (`: group-4`) MMAs on sm_90a");
+    unsupported(DiagKind::err_unsupported_scale_warp_acc, s->range());
     return;
   }
   emitAccScale(sema_.references.lookup(s->acc), s->scaleA, s->scaleB, s->range());
@@ -329,7 +318,7 @@ void Lowerer::emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const a
   kir::Fragment* c = acc ? fragments_.lookup(acc) : nullptr;
   kir::Fragment* part = acc ? kblockPartials_.lookup(acc) : nullptr;
   if (!c || !part || !c->warpgroup) {
-    unsupported(where, "`mma.scale` of an accumulator croqc did not see filled", "bind it with `mma.fill` first");
+    unsupported(DiagKind::err_unsupported_scale_unfilled, where);
     return;
   }
   std::optional<kir::Tile> scales = lowerTile(sa, "the row scales of `mma.scale`");
@@ -374,13 +363,13 @@ void Lowerer::emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const a
 void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c || !c->warpgroup) {
-    unsupported(s->acc->range(), "an `mma.store` of an accumulator croqc did not see filled");
+    unsupported(DiagKind::err_unsupported_mma_store_unfilled, s->acc->range());
     return;
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");
   if (!tile) return;
   if (tile->rank() != 2 || tile->buffer->swizzleBytes) {
-    unsupported(s->range(), "an `mma.store` into this destination", "store into a plain shared or global tile");
+    unsupported(DiagKind::err_unsupported_wgmma_store_dest, s->range());
     return;
   }
   if (tile->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(tile->buffer));
