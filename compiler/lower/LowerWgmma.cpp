@@ -5,10 +5,14 @@
 //
 // An accumulator [M, N] of a warpgroup is M/64 m64nN register accumulators.
 // B is always a shared tile read through a matrix descriptor; so is A in SS
-// mode. Those buffers get the swizzled K-major layout of
-// croq/device/wgmma_tile.h (128-byte swizzle when rows hold a multiple of
-// 64 f16), which every copy into them writes, and `mma.load` of such a tile
-// only names it. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
+// mode. Those buffers get the swizzled layout of croq/device/wgmma_tile.h
+// (128-byte swizzle when rows hold a multiple of 64 f16; the rows of a
+// buffer with leading dimensions, `[1, 64, 64]`, are all but its last),
+// which every copy into them writes, and `mma.load` of such a tile only
+// names it. The same layout serves both majors: an operand stored K-major
+// (A [M, K] under `mma.row.*`, B [N, K] under `mma.*.row`) is read through
+// plain descriptors, one stored MN-major (A [K, M] under `mma.col.*`, B
+// [K, N] under `mma.*.col`; 16-bit only) through transposed ones. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
 // global memory) A [64 * m, K] is loaded into registers: m x K/16 atoms of
 // 64 x 16, each warp of the warpgroup holding its 16-row slab in the
 // m16n8k16 A layout, read with ldmatrix from shared tiles with 16-byte rows
@@ -36,6 +40,22 @@ std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKin
   if (a == ty_f16 || (a == ty_bf16 && acc == ty_f32) || a == ty_f8_e4m3 || a == ty_f8_e5m2)
     return target::mmaInstructionK(a);
   return std::nullopt;
+}
+
+/// A window with leading unit dimensions (`[1, 64, 64]` of a 3-D buffer or
+/// tensor) as the 2-D tile of its last two; a dropped dimension that may lie
+/// outside its buffer makes the tile conditional (`inside`).
+void dropLeadingUnitDims(kir::Module& m, kir::Tile& t) {
+  while (t.rank() > 2 && t.extents.front() == 1) {
+    if (const Expr* v = t.valid.front()) {
+      const Expr* in = m.lt(m.intc(0), v);
+      t.inside = t.inside ? m.logicalAnd(t.inside, in) : in;
+    }
+    t.extents.erase(t.extents.begin());
+    t.strides.erase(t.strides.begin());
+    t.valid.erase(t.valid.begin());
+    if (!t.runtimeExtents.empty()) t.runtimeExtents.erase(t.runtimeExtents.begin());
+  }
 }
 
 }  // namespace
@@ -68,11 +88,17 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
     if (!root || fragments.count(root)) continue;
     const sema::Type& t = root->type;
     bool future = t.kind == sema::TypeKind::Future;
+    // A declared buffer may have leading dimensions (`[1, 64, 64]`): its
+    // rows are all but the last.
     if ((t.kind != sema::TypeKind::Data && !future) || (!future && t.storage != Storage::Shared) ||
-        t.shape.size() != 2)
+        t.shape.size() < 2 || (future && t.shape.size() != 2))
       continue;
-    std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
-    std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
+    std::optional<std::int64_t> cols = sym::constantValue(t.shape.back());
+    std::optional<std::int64_t> rows = 1;
+    for (size_t d = 0; d + 1 < t.shape.size() && rows; ++d) {
+      std::optional<std::int64_t> e = sym::constantValue(t.shape[d]);
+      rows = e ? std::optional<std::int64_t>(*rows * *e) : std::nullopt;
+    }
     if (!cols || !rows || *rows % 8) continue;
     std::int64_t rowBytes = *cols * target::elementBytes(t.elem);
     int w = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : rowBytes % 32 == 0 ? 32 : 0;
@@ -220,6 +246,46 @@ kir::Fragment* Lowerer::registerAFromLocalFragment(const ast::MmaExecStmt* s) {
   return loadWgmmaRegisterA(sym->name, *tile, !s->rowA, nullptr, s->a->range(), s->loc());
 }
 
+std::optional<kir::Tile> Lowerer::wgmmaSharedOperand(const ast::Expr* e, bool mnMajor) {
+  const ast::Expr* view = e;
+  if (const sema::Symbol* sym = sema_.references.lookup(e))
+    if (auto it = wgOperands_.find(sym); it != wgOperands_.end()) view = it->second;
+  std::optional<kir::Tile> t = lowerTile(view, "the warpgroup MMA operand");
+  if (!t) return std::nullopt;
+  if (!t->buffer->swizzleBytes) {
+    unsupported(e->range(), "a warpgroup MMA operand outside shared memory",
+                "copy the tile into a `shared` buffer first");
+    return std::nullopt;
+  }
+  dropLeadingUnitDims(m(), *t);
+  if (t->rank() != 2) {
+    unsupported(view->range(), "a warpgroup MMA operand of rank " + std::to_string(t->rank()),
+                "pass a 2-D tile, such as `buf.subspan(64, K).at(p, 0)`");
+    return std::nullopt;
+  }
+  // A descriptor starts at an 8-row core matrix and a 16-byte column
+  // (K-major), or at a swizzle block along M or N (MN-major).
+  const std::int64_t elemBytes = target::elementBytes(t->buffer->elem);
+  const std::int64_t colAlign = mnMajor ? t->buffer->swizzleBytes / elemBytes : 16 / elemBytes;
+  if (kir::knownMultiple(t->row0) < 8 || kir::knownMultiple(t->col0) < colAlign) {
+    const sema::Symbol* root = rootSymbol(view, nullptr);
+    std::string text(view->range().Start.getPointer(), view->range().End.getPointer());
+    std::string name = root ? root->name : t->buffer->name;
+    if (mnMajor)
+      diags_
+          .report(view->loc(), DiagKind::err_wgmma_mn_operand_misaligned, text, viewOriginText(view, 0),
+                  viewOriginText(view, 1), name, colAlign, t->buffer->swizzleBytes)
+          .range(view->range());
+    else
+      diags_
+          .report(view->loc(), DiagKind::err_wgmma_operand_misaligned, text, viewOriginText(view, 0),
+                  viewOriginText(view, 1), name, colAlign)
+          .range(view->range());
+    return std::nullopt;
+  }
+  return t;
+}
+
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   if (s->sparse) {
     unsupported(s->range(), "sparse MMA");
@@ -238,44 +304,21 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   kir::Fragment* regA = fragmentFor(s->a);
   if (regA && (!regA->warpgroup || regA->role != kir::FragRole::A)) regA = nullptr;
   if (!regA) regA = registerAFromLocalFragment(s);
-  if (!s->rowB || (!s->rowA && !regA)) {
-    unsupported(s->range(), "a warpgroup MMA with an MN-major operand in shared memory",
-                "store A as [M, K] and B as [N, K] and use `mma.row.row`");
-    return;
-  }
-  auto operand = [&](const ast::Expr* e) -> std::optional<kir::Tile> {
-    const ast::Expr* view = e;
-    if (const sema::Symbol* sym = sema_.references.lookup(e))
-      if (auto it = wgOperands_.find(sym); it != wgOperands_.end()) view = it->second;
-    std::optional<kir::Tile> t = lowerTile(view, "the warpgroup MMA operand");
-    if (t && !t->buffer->swizzleBytes) {
-      unsupported(e->range(), "a warpgroup MMA operand outside shared memory",
-                  "copy the tile into a `shared` buffer first");
-      return std::nullopt;
-    }
-    // A descriptor starts at an 8-row core matrix and a 16-byte column.
-    const std::int64_t cols16 = 16 / target::elementBytes(t ? t->buffer->elem : TokenKind::ty_f16);
-    if (t && (kir::knownMultiple(t->row0) < 8 || kir::knownMultiple(t->col0) < cols16)) {
-      const sema::Symbol* root = rootSymbol(view, nullptr);
-      diags_
-          .report(view->loc(), DiagKind::err_wgmma_operand_misaligned,
-                  std::string(view->range().Start.getPointer(), view->range().End.getPointer()),
-                  viewOriginText(view, 0), viewOriginText(view, 1), root ? root->name : t->buffer->name, cols16)
-          .range(view->range());
-      return std::nullopt;
-    }
-    return t;
-  };
+  // A stored [K, M] (`mma.col.*`) or B stored [K, N] (`mma.*.col`) is read
+  // MN-major, through a transposed descriptor (16-bit operands; sema
+  // rejects the others).
+  const bool transA = !s->rowA && !regA, transB = !s->rowB;
   std::optional<kir::Tile> a;
   if (!regA) {
-    a = operand(s->a);
+    a = wgmmaSharedOperand(s->a, transA);
     if (!a) return;
   }
-  std::optional<kir::Tile> b = operand(s->b);
+  std::optional<kir::Tile> b = wgmmaSharedOperand(s->b, transB);
   if (!b) return;
-  std::int64_t mdim = regA ? regA->logicalRows : a->extents[0];
-  std::int64_t kdim = regA ? regA->logicalCols : a->extents[1];
-  std::int64_t ndim = b->extents[0];
+  std::int64_t mdim = regA ? regA->logicalRows : a->extents[transA ? 1 : 0];
+  std::int64_t kdim = regA ? regA->logicalCols : a->extents[transA ? 0 : 1];
+  std::int64_t ndim = b->extents[transB ? 1 : 0];
+  std::int64_t kdimB = b->extents[transB ? 0 : 1];
   TokenKind in = regA ? regA->inType : a->buffer->elem;
   std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType);
   if (!instrK) {
@@ -283,10 +326,8 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
                 "f16 x f16 -> f16/f32, bf16 x bf16 -> f32, or f8_e4m3 x f8_e4m3 / f8_e5m2 x f8_e5m2 -> f16/f32");
     return;
   }
-  if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != b->extents[1] || kdim % *instrK) {
-    diags_
-        .report(s->loc(), DiagKind::err_wgmma_shape_mismatch, mdim, kdim, ndim, b->extents[1], c->logicalRows,
-                c->logicalCols)
+  if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != kdimB || kdim % *instrK) {
+    diags_.report(s->loc(), DiagKind::err_wgmma_shape_mismatch, mdim, kdim, ndim, kdimB, c->logicalRows, c->logicalCols)
         .range(s->range());
     return;
   }
@@ -298,6 +339,8 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->fragA = regA;
   if (a) w->src = *a;
   w->dst = *b;
+  w->transposed = transA;
+  w->transposedB = transB;
   w->count = kdim / *instrK;
   w->step = *instrK;
   wgmmaUncommitted_ = asyncWgmma_;
