@@ -223,6 +223,10 @@ class Lowerer {
   /// `e` (a view, or a name an `mma.load` bound to one), as a 2-D tile whose
   /// origin a descriptor can address; none after reporting why not.
   std::optional<kir::Tile> wgmmaSharedOperand(const ast::Expr* e, bool mnMajor);
+  /// Copies `src`, a global tile a warpgroup MMA reads through a descriptor,
+  /// into a new swizzled shared buffer (a slot per warpgroup) and returns
+  /// the shared tile; none after reporting why it cannot.
+  std::optional<kir::Tile> stageWgmmaOperand(const kir::Tile& src, llvm::SMRange where, llvm::SMLoc loc);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
   /// Accumulators that `mma.scale` or `mma.<la>.<lb>.scale` scale: their
@@ -443,6 +447,8 @@ class Lowerer {
   /// `ma = mma.load view` under WGMMA (SS mode): the view the descriptor
   /// describes.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
+  /// `mma.load`s of a global B tile: the shared tile each was staged into.
+  llvm::DenseMap<const sema::Symbol*, kir::Tile> stagedOperands_;
   /// Scaled warpgroup accumulators and the partial accumulator of each.
   llvm::DenseSet<const sema::Symbol*> scaledAccumulators_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> kblockPartials_;

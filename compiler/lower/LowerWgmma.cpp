@@ -12,7 +12,11 @@
 // names it. The same layout serves both majors: an operand stored K-major
 // (A [M, K] under `mma.row.*`, B [N, K] under `mma.*.row`) is read through
 // plain descriptors, one stored MN-major (A [K, M] under `mma.col.*`, B
-// [K, N] under `mma.*.col`; 16-bit only) through transposed ones. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
+// [K, N] under `mma.*.col`; 16-bit only) through transposed ones. An
+// `mma.load` (without `.frag`) of a global B tile, or of a global 8-bit A
+// tile, stages it into a swizzled shared buffer with a slot per warpgroup
+// (a warpgroup-wide copy between barriers, fenced for the async proxy)
+// whose descriptor the MMA reads. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
 // global memory) A [64 * m, K] is loaded into registers: m x K/16 atoms of
 // 64 x 16, each warp of the warpgroup holding its 16-row slab in the
 // m16n8k16 A layout, read with ldmatrix from shared tiles with 16-byte rows
@@ -169,6 +173,7 @@ void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
   }
   // The name now stands for the shared tile (the latest `mma.load` decides).
   wgOperands_[sym] = s->source;
+  stagedOperands_.erase(sym);
   failed_.erase(sym);
 }
 
@@ -178,10 +183,24 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
   kir::Fragment* previous = fragments_.lookup(sym);
   fragments_.erase(sym);
   wgOperands_.erase(sym);
+  stagedOperands_.erase(sym);
   failed_.insert(sym);
   const MmaOperandUse* use = operandUse(sym);
   if (!use) {
     unsupported(s->range(), "an `mma.load` whose fragment no MMA reads");
+    return;
+  }
+  const sema::Type* source = sema_.typeOf(s->source);
+  const bool sixteenBit = source && target::elementBytes(source->elem) == 2;
+  if (!s->toFrag && (use->role != kir::FragRole::A || !sixteenBit)) {
+    // B (or an 8-bit A, which WGMMA takes from shared memory only) from
+    // global memory: staged through shared memory for a descriptor.
+    std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+    if (!tile) return;
+    std::optional<kir::Tile> staged = stageWgmmaOperand(*tile, s->source->range(), s->loc());
+    if (!staged) return;
+    stagedOperands_[sym] = *staged;
+    failed_.erase(sym);
     return;
   }
   if (use->role != kir::FragRole::A) {
@@ -248,9 +267,12 @@ kir::Fragment* Lowerer::registerAFromLocalFragment(const ast::MmaExecStmt* s) {
 
 std::optional<kir::Tile> Lowerer::wgmmaSharedOperand(const ast::Expr* e, bool mnMajor) {
   const ast::Expr* view = e;
-  if (const sema::Symbol* sym = sema_.references.lookup(e))
+  std::optional<kir::Tile> t;
+  if (const sema::Symbol* sym = sema_.references.lookup(e)) {
     if (auto it = wgOperands_.find(sym); it != wgOperands_.end()) view = it->second;
-  std::optional<kir::Tile> t = lowerTile(view, "the warpgroup MMA operand");
+    if (auto it = stagedOperands_.find(sym); it != stagedOperands_.end()) t = it->second;
+  }
+  if (!t) t = lowerTile(view, "the warpgroup MMA operand");
   if (!t) return std::nullopt;
   if (!t->buffer->swizzleBytes) {
     unsupported(e->range(), "a warpgroup MMA operand outside shared memory",
@@ -284,6 +306,48 @@ std::optional<kir::Tile> Lowerer::wgmmaSharedOperand(const ast::Expr* e, bool mn
     return std::nullopt;
   }
   return t;
+}
+
+std::optional<kir::Tile> Lowerer::stageWgmmaOperand(const kir::Tile& source, llvm::SMRange where, llvm::SMLoc loc) {
+  kir::Tile src = source;
+  dropLeadingUnitDims(m(), src);
+  const std::int64_t elemBytes = target::elementBytes(src.buffer->elem);
+  const std::int64_t rows = src.rank() == 2 ? src.extents[0] : -1, cols = src.rank() == 2 ? src.extents[1] : -1;
+  const std::int64_t rowBytes = cols * elemBytes;
+  const int w = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : rowBytes % 32 == 0 ? 32 : 0;
+  if (rows <= 0 || cols <= 0 || rows % 8 || !w) {
+    unsupported(where, "a warpgroup MMA operand from global memory of this shape",
+                "WGMMA reads operands from shared memory: croqc stages 2-D global tiles of a multiple of 8 rows "
+                "whose rows are a multiple of 32 bytes; copy other tiles into a `shared` buffer first");
+    return std::nullopt;
+  }
+  // Earlier asynchronous MMAs of this warpgroup may still read the slot.
+  if (asyncWgmma_) {
+    emit(StmtKind::Raw, loc)->text = "croq::wgmma::commit_group();";
+    emit(StmtKind::Raw, loc)->text = "croq::wgmma::wait_group<0>();";
+    wgmmaUncommitted_ = false;
+  }
+  // One slot per warpgroup of the block: each stages its own tile.
+  const std::int64_t slots = std::max<std::int64_t>(1, kernel_->threads / 128);
+  kir::Buffer* b = makeBuffer(nullptr, kir::Space::Shared, src.buffer->elem,
+                              {symbols().constant(rows), symbols().constant(cols)}, {slots}, loc);
+  b->name = fresh("wgmma_staged");
+  b->rowStride = cols;
+  b->strides = {m().intc(cols), m().intc(1)};
+  b->slotElements = rows * cols;
+  b->swizzleBytes = w;
+  b->alignBytes = 1024;
+  kernel_->sharedBuffers.push_back(b);
+  kir::Tile dst;
+  dst.buffer = b;
+  dst.offset = m().mul(m().div(m().var("tid_"), m().intc(128)), m().intc(rows * cols));
+  dst.extents = {rows, cols};
+  dst.runtimeExtents = {nullptr, nullptr};
+  dst.strides = b->strides;
+  dst.valid = {nullptr, nullptr};
+  dst.row0 = dst.col0 = m().intc(0);
+  emitCopy(dst, src, kir::Scope::Warpgroup, false, true, loc);
+  return dst;
 }
 
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
