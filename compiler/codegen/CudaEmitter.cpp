@@ -158,7 +158,7 @@ class Emitter {
       // Into a WGMMA operand tile (swizzled K-major layout).
       std::string fn = s->async ? "croq::wgmma::cp_async_tile_swz" : "croq::wgmma::copy_tile_swz";
       line(llvm::formatv("{0}<{1}, {2}, {3}, {4}, {5}>({6}, {7}, {8}, {9},", fn, cxxElementType(d.buffer->elem), rows,
-                         cols, s->threads, d.buffer->swizzleBytes, ptr(d), printExpr(d.buffer->shape[0]),
+                         cols, s->threads, d.buffer->swizzleBytes, ptr(d), d.buffer->swizzleRows(),
                          printExpr(d.row0), printExpr(d.col0))
                .str());
       line(llvm::formatv("    {0}, {1}, {2}, {3}, {4}, {5});", ptr(src), dim(src, 0, true), dim(src, 1, true),
@@ -346,25 +346,32 @@ class Emitter {
         line("#pragma unroll");
         line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
         ++indent_;
-        // One instruction covers s->step columns of K.
-        std::string descB =
-            llvm::formatv("croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + {6} * ks_)", b.buffer->swizzleBytes, in,
-                          ptr(b), printExpr(b.buffer->shape[0]), printExpr(b.row0), printExpr(b.col0), s->step)
-                .str();
+        // One instruction covers s->step columns of K: the next K-major slice
+        // starts s->step columns on, the next MN-major one s->step rows down.
+        auto desc = [&](const Tile& t, bool mnMajor, const std::string& mnOffset) {
+          std::string k = " + " + std::to_string(s->step) + " * ks_";
+          std::string r0 = printExpr(t.row0), c0 = printExpr(t.col0);
+          if (mnMajor) r0 += k, c0 += mnOffset;
+          else r0 += mnOffset, c0 += k;
+          return llvm::formatv("croq::wgmma::{0}<{1}, {2}>({3}, {4}, {5}, {6})", mnMajor ? "desc_at_mn" : "desc_at",
+                               t.buffer->swizzleBytes, in, ptr(t), t.buffer->swizzleRows(), r0, c0)
+              .str();
+        };
+        std::string descB = desc(b, s->transposedB, "");
+        std::string transB = s->transposedB ? ", 1" : "";
         for (std::int64_t i = 0; i < c.rows; ++i) {
           if (regA) {
-            line(llvm::formatv("croq::wgmma::mma_rs<{0}, {1}, {2}>({3}[{4}], {5}[{4}][ks_].r,", c.logicalCols, acc, in,
-                               c.name, i, regA->name)
+            line(llvm::formatv("croq::wgmma::mma_rs<{0}, {1}, {2}{6}>({3}[{4}], {5}[{4}][ks_].r,", c.logicalCols, acc,
+                               in, c.name, i, regA->name, transB)
                      .str());
             line("    " + descB + ");");
             continue;
           }
-          std::string aRow = printExpr(a.row0) + (i ? " + " + std::to_string(64 * i) : "");
-          line(llvm::formatv("croq::wgmma::mma_ss<{0}, {1}, {2}>({3}[{4}],", c.logicalCols, acc, in, c.name, i).str());
-          line(llvm::formatv("    croq::wgmma::desc_at<{0}, {1}>({2}, {3}, {4}, {5} + {6} * ks_),",
-                             a.buffer->swizzleBytes, in, ptr(a), printExpr(a.buffer->shape[0]), aRow, printExpr(a.col0),
-                             s->step)
+          std::string trans = s->transposed || s->transposedB ? (s->transposed ? ", 1" : ", 0") + transB : "";
+          line(llvm::formatv("croq::wgmma::mma_ss<{0}, {1}, {2}{5}>({3}[{4}],", c.logicalCols, acc, in, c.name, i,
+                             trans)
                    .str());
+          line("    " + desc(a, s->transposed, i ? " + " + std::to_string(64 * i) : "") + ",");
           line("    " + descB + ");");
         }
         --indent_;

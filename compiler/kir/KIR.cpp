@@ -63,6 +63,15 @@ std::int64_t Buffer::slotCount() const {
   return n;
 }
 
+std::int64_t Buffer::swizzleRows() const {
+  std::int64_t n = 1;
+  for (size_t d = 0; d + 1 < shape.size(); ++d) {
+    if (!shape[d]->isConst()) return 0;
+    n *= shape[d]->intValue;
+  }
+  return n;
+}
+
 bool Tile::alwaysFull() const {
   return inside == nullptr && llvm::all_of(valid, [](const Expr* v) { return v == nullptr; });
 }
@@ -612,8 +621,9 @@ class KirPrinter {
       case StmtKind::WgmmaExec:
         os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k" << s->step << " x "
             << s->count << " "
-            << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src)) << " * "
-            << tile(s->dst) << "\n";
+            << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src))
+            << (s->transposed ? " (MN-major)" : "") << " * " << tile(s->dst) << (s->transposedB ? " (MN-major)" : "")
+            << "\n";
         return;
       case StmtKind::AtomStore:
         os_ << "atom.store " << tile(s->dst) << " <- " << s->frag->name << "[" << printExpr(s->i) << "]["

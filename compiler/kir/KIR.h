@@ -103,6 +103,10 @@ struct Buffer {
   llvm::SMLoc loc;
 
   std::int64_t slotCount() const;
+  /// Swizzled buffers: the rows of their 2-D layout, the product of every
+  /// extent but the last (`[1, 64, 64]` is 64 rows of 64); 0 when one is
+  /// not constant.
+  std::int64_t swizzleRows() const;
   std::int64_t totalElements() const { return slotElements * slotCount(); }
 };
 
@@ -230,7 +234,8 @@ enum class StmtKind : std::uint8_t {
                   // of `src` past its valid extent scale by zero)
   WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` k16 steps; A is the register
                   // fragment `fragA` (RS mode) or, when that is null, the shared tile `src` (SS);
-                  // `async`: left in flight (no commit or wait)
+                  // `transposed` / `transposedB`: the shared A / B tile is stored MN-major
+                  // ([K, M] / [K, N]); `async`: left in flight (no commit or wait)
   TmaLoad,        // dst <- `count` boxes of dst.extents[0] x `k` of the tensor map `text` at
                   // src.row0/col0 (box b at column src.col0 + b * k), into dst.buffer from element
                   // `index` on, `value` elements apart, on mbarrier `var`,
@@ -303,6 +308,8 @@ struct Stmt {
   bool useLdmatrix = false;
   /// AtomLoad of B with ldmatrix: loads the two atoms j and j + 1 at once.
   bool pairB = false;
+  /// WgmmaExec: B is stored MN-major (`transposed` says it of A).
+  bool transposedB = false;
 
   std::string text;
   /// Print: the values the format consumes, in order.

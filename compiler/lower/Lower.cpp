@@ -303,6 +303,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
            llvm::any_of(info.levels, [](const sema::ParallelLevelInfo& l) { return l.level == ParallelLevel::Group4; });
   swizzled_.clear();
   wgOperands_.clear();
+  stagedOperands_.clear();
   tensorMaps_.clear();
   tmaFutures_.clear();
   tmaDests_.clear();

@@ -132,6 +132,10 @@ class Lowerer {
   // ---- Views (LowerView.cpp) ----
   /// The tile a view expression denotes; nullopt after a diagnostic.
   std::optional<kir::Tile> lowerTile(const ast::Expr* e, llvm::StringRef what);
+  /// Sets the 2-D origin (row0, col0) of `tile`, a view `e` of type `t` of
+  /// a swizzled WGMMA operand buffer; false after reporting a view it
+  /// cannot place.
+  bool placeSwizzledTile(const ast::Expr* e, const sema::Type& t, kir::Tile& tile);
   /// Limits the valid part of each dimension whose box is a bound of a
   /// run-time extent to that extent.
   void limitToRuntimeExtents(kir::Tile& tile);
@@ -216,6 +220,14 @@ class Lowerer {
                                     kir::Fragment* previous, llvm::SMRange where, llvm::SMLoc loc);
   /// Operand A of `s` when it is a `frag` fragment: loaded into registers.
   kir::Fragment* registerAFromLocalFragment(const ast::MmaExecStmt* s);
+  /// The shared tile a warpgroup MMA reads through a descriptor for operand
+  /// `e` (a view, or a name an `mma.load` bound to one), as a 2-D tile whose
+  /// origin a descriptor can address; none after reporting why not.
+  std::optional<kir::Tile> wgmmaSharedOperand(const ast::Expr* e, bool mnMajor);
+  /// Copies `src`, a global tile a warpgroup MMA reads through a descriptor,
+  /// into a new swizzled shared buffer (a slot per warpgroup) and returns
+  /// the shared tile; none after reporting why it cannot.
+  std::optional<kir::Tile> stageWgmmaOperand(const kir::Tile& src, llvm::SMRange where, llvm::SMLoc loc);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
   /// Accumulators that `mma.scale` or `mma.<la>.<lb>.scale` scale: their
@@ -445,6 +457,8 @@ class Lowerer {
   /// `ma = mma.load view` under WGMMA (SS mode): the view the descriptor
   /// describes.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> wgOperands_;
+  /// `mma.load`s of a global B tile: the shared tile each was staged into.
+  llvm::DenseMap<const sema::Symbol*, kir::Tile> stagedOperands_;
   /// Scaled warpgroup accumulators and the partial accumulator of each.
   llvm::DenseSet<const sema::Symbol*> scaledAccumulators_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> kblockPartials_;

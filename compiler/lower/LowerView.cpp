@@ -113,20 +113,7 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
 
   const std::shared_ptr<sema::ViewInfo>& view = t->view;
   if (buf->swizzleBytes) {
-    // A swizzled WGMMA operand tile: only its 2-D origin is needed.
-    if (tile.rank() != 2 || (view && (view->reshaped || !view->dimMap.empty()))) {
-      unsupported(DiagKind::err_unsupported_wgmma_operand_view, e->range());
-      return std::nullopt;
-    }
-    tile.row0 = view && view->base ? lowerSym(view->origin[0], loc) : m().intc(0);
-    tile.col0 = view && view->base ? lowerSym(view->origin[1], loc) : m().intc(0);
-    if (view && view->base && (!sym::constantValue(view->stride[0]) || *sym::constantValue(view->stride[0]) != 1 ||
-                               !sym::constantValue(view->stride[1]) || *sym::constantValue(view->stride[1]) != 1)) {
-      unsupported(DiagKind::err_unsupported_wgmma_operand_strided, e->range());
-      return std::nullopt;
-    }
-    tile.strides = buf->strides;
-    tile.valid.assign(tile.rank(), nullptr);
+    if (!placeSwizzledTile(e, *t, tile)) return std::nullopt;
     limitToRuntimeExtents(tile);
     return tile;
   }
@@ -200,6 +187,55 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   }
   limitToRuntimeExtents(tile);
   return tile;
+}
+
+bool Lowerer::placeSwizzledTile(const ast::Expr* e, const sema::Type& t, kir::Tile& tile) {
+  // A swizzled WGMMA operand tile is placed by its origin in the buffer's
+  // 2-D layout: rows are every dimension but the last. A view is in the
+  // buffer's coordinates, or in those of a `span_as` that keeps the row
+  // length (`[1, 64, 64]` as `[64, 64]`).
+  const kir::Buffer* buf = tile.buffer;
+  const std::shared_ptr<sema::ViewInfo>& view = t.view;
+  if (view && (view->reshaped || !view->dimMap.empty())) {
+    unsupported(DiagKind::err_unsupported_wgmma_operand_view, e->range());
+    return false;
+  }
+  for (const ast::Expr* x = e; const auto* me = llvm::dyn_cast<MethodExpr>(x); x = me->base) {
+    if (me->method != TokenKind::m_span_as) continue;
+    const sema::Type* shaped = sema_.typeOf(me);
+    std::optional<std::int64_t> cols = shaped && !shaped->shape.empty() ? sym::constantValue(shaped->shape.back())
+                                                                        : std::nullopt;
+    if (!shaped || shaped->shape.size() != 2 || !cols || !buf->shape.back()->isConst(*cols)) {
+      unsupported(DiagKind::err_unsupported_wgmma_operand_span_as, me->range(), printExpr(buf->shape.back()));
+      return false;
+    }
+  }
+  const size_t rank = view && view->base ? view->origin.size() : tile.rank();
+  if (view && view->base) {
+    for (const sym::SymExpr* stride : view->stride) {
+      if (sym::constantValue(stride) != std::optional<std::int64_t>(1)) {
+        unsupported(DiagKind::err_unsupported_wgmma_operand_strided, e->range());
+        return false;
+      }
+    }
+  }
+  llvm::SMLoc loc = e->loc();
+  auto origin = [&](size_t d) { return view && view->base ? lowerSym(view->origin[d], loc) : m().intc(0); };
+  // The row origin flattens the leading coordinates in the coordinates'
+  // own shape (the buffer's, or the 2-D `span_as`).
+  const Expr* row0 = m().intc(0);
+  for (size_t d = 0; d + 1 < rank; ++d) {
+    std::int64_t extent = rank == buf->shape.size() && buf->shape[d]->isConst() ? buf->shape[d]->intValue : 1;
+    row0 = m().add(m().mul(row0, m().intc(extent)), origin(d));
+  }
+  tile.row0 = row0;
+  tile.col0 = origin(rank - 1);
+  // Row-major strides of the unswizzled layout, for the record: copies and
+  // descriptors address the tile through row0 / col0 and the swizzle.
+  if (tile.rank() == buf->shape.size()) tile.strides = buf->strides;
+  else tile.strides = {buf->shape.back(), m().intc(1)};
+  tile.valid.assign(tile.rank(), nullptr);
+  return true;
 }
 
 void Lowerer::limitToRuntimeExtents(kir::Tile& tile) {

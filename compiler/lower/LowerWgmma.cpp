@@ -5,10 +5,18 @@
 //
 // An accumulator [M, N] of a warpgroup is M/64 m64nN register accumulators.
 // B is always a shared tile read through a matrix descriptor; so is A in SS
-// mode. Those buffers get the swizzled K-major layout of
-// croq/device/wgmma_tile.h (128-byte swizzle when rows hold a multiple of
-// 64 f16), which every copy into them writes, and `mma.load` of such a tile
-// only names it. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
+// mode. Those buffers get the swizzled layout of croq/device/wgmma_tile.h
+// (128-byte swizzle when rows hold a multiple of 64 f16; the rows of a
+// buffer with leading dimensions, `[1, 64, 64]`, are all but its last),
+// which every copy into them writes, and `mma.load` of such a tile only
+// names it. The same layout serves both majors: an operand stored K-major
+// (A [M, K] under `mma.row.*`, B [N, K] under `mma.*.row`) is read through
+// plain descriptors, one stored MN-major (A [K, M] under `mma.col.*`, B
+// [K, N] under `mma.*.col`; 16-bit only) through transposed ones. An
+// `mma.load` (without `.frag`) of a global B tile, or of a global 8-bit A
+// tile, stages it into a swizzled shared buffer with a slot per warpgroup
+// (a warpgroup-wide copy between barriers, fenced for the async proxy)
+// whose descriptor the MMA reads. In RS mode (`ma = mma.load.frag ...`, or an `mma.load` from
 // global memory) A [64 * m, K] is loaded into registers: m x K/16 atoms of
 // 64 x 16, each warp of the warpgroup holding its 16-row slab in the
 // m16n8k16 A layout, read with ldmatrix from shared tiles with 16-byte rows
@@ -38,6 +46,22 @@ std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKin
   const target::MmaAtom* atom = loweredMmaAtom(target::MmaScope::Warpgroup, a, b, acc, target);
   if (!atom) return std::nullopt;
   return atom->k;
+}
+
+/// A window with leading unit dimensions (`[1, 64, 64]` of a 3-D buffer or
+/// tensor) as the 2-D tile of its last two; a dropped dimension that may lie
+/// outside its buffer makes the tile conditional (`inside`).
+void dropLeadingUnitDims(kir::Module& m, kir::Tile& t) {
+  while (t.rank() > 2 && t.extents.front() == 1) {
+    if (const Expr* v = t.valid.front()) {
+      const Expr* in = m.lt(m.intc(0), v);
+      t.inside = t.inside ? m.logicalAnd(t.inside, in) : in;
+    }
+    t.extents.erase(t.extents.begin());
+    t.strides.erase(t.strides.begin());
+    t.valid.erase(t.valid.begin());
+    if (!t.runtimeExtents.empty()) t.runtimeExtents.erase(t.runtimeExtents.begin());
+  }
 }
 
 }  // namespace
@@ -70,11 +94,17 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
     if (!root || fragments.count(root)) continue;
     const sema::Type& t = root->type;
     bool future = t.kind == sema::TypeKind::Future;
+    // A declared buffer may have leading dimensions (`[1, 64, 64]`): its
+    // rows are all but the last.
     if ((t.kind != sema::TypeKind::Data && !future) || (!future && t.storage != Storage::Shared) ||
-        t.shape.size() != 2)
+        t.shape.size() < 2 || (future && t.shape.size() != 2))
       continue;
-    std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
-    std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
+    std::optional<std::int64_t> cols = sym::constantValue(t.shape.back());
+    std::optional<std::int64_t> rows = 1;
+    for (size_t d = 0; d + 1 < t.shape.size() && rows; ++d) {
+      std::optional<std::int64_t> e = sym::constantValue(t.shape[d]);
+      rows = e ? std::optional<std::int64_t>(*rows * *e) : std::nullopt;
+    }
     if (!cols || !rows || *rows % 8) continue;
     std::int64_t rowBytes = *cols * target::elementBytes(t.elem);
     int w = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : rowBytes % 32 == 0 ? 32 : 0;
@@ -143,6 +173,7 @@ void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
   }
   // The name now stands for the shared tile (the latest `mma.load` decides).
   wgOperands_[sym] = s->source;
+  stagedOperands_.erase(sym);
   failed_.erase(sym);
 }
 
@@ -152,10 +183,24 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
   kir::Fragment* previous = fragments_.lookup(sym);
   fragments_.erase(sym);
   wgOperands_.erase(sym);
+  stagedOperands_.erase(sym);
   failed_.insert(sym);
   const MmaOperandUse* use = operandUse(sym);
   if (!use) {
     unsupported(DiagKind::err_unsupported_mma_load_unused, s->range());
+    return;
+  }
+  const sema::Type* source = sema_.typeOf(s->source);
+  const bool sixteenBit = source && target::elementBytes(source->elem) == 2;
+  if (!s->toFrag && (use->role != kir::FragRole::A || !sixteenBit)) {
+    // B (or an 8-bit A, which WGMMA takes from shared memory only) from
+    // global memory: staged through shared memory for a descriptor.
+    std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+    if (!tile) return;
+    std::optional<kir::Tile> staged = stageWgmmaOperand(*tile, s->source->range(), s->loc());
+    if (!staged) return;
+    stagedOperands_[sym] = *staged;
+    failed_.erase(sym);
     return;
   }
   if (use->role != kir::FragRole::A) {
@@ -215,6 +260,87 @@ kir::Fragment* Lowerer::registerAFromLocalFragment(const ast::MmaExecStmt* s) {
   return loadWgmmaRegisterA(sym->name, *tile, !s->rowA, nullptr, s->a->range(), s->loc());
 }
 
+std::optional<kir::Tile> Lowerer::wgmmaSharedOperand(const ast::Expr* e, bool mnMajor) {
+  const ast::Expr* view = e;
+  std::optional<kir::Tile> t;
+  if (const sema::Symbol* sym = sema_.references.lookup(e)) {
+    if (auto it = wgOperands_.find(sym); it != wgOperands_.end()) view = it->second;
+    if (auto it = stagedOperands_.find(sym); it != stagedOperands_.end()) t = it->second;
+  }
+  if (!t) t = lowerTile(view, "the warpgroup MMA operand");
+  if (!t) return std::nullopt;
+  if (!t->buffer->swizzleBytes) {
+    unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, e->range());
+    return std::nullopt;
+  }
+  dropLeadingUnitDims(m(), *t);
+  if (t->rank() != 2) {
+    unsupported(DiagKind::err_unsupported_wgmma_operand_rank, view->range(), t->rank());
+    return std::nullopt;
+  }
+  // A descriptor starts at an 8-row core matrix and a 16-byte column
+  // (K-major), or at a swizzle block along M or N (MN-major).
+  const std::int64_t elemBytes = target::elementBytes(t->buffer->elem);
+  const std::int64_t colAlign = mnMajor ? t->buffer->swizzleBytes / elemBytes : 16 / elemBytes;
+  if (kir::knownMultiple(t->row0) < 8 || kir::knownMultiple(t->col0) < colAlign) {
+    const sema::Symbol* root = rootSymbol(view, nullptr);
+    std::string text(view->range().Start.getPointer(), view->range().End.getPointer());
+    std::string name = root ? root->name : t->buffer->name;
+    if (mnMajor)
+      diags_
+          .report(view->loc(), DiagKind::err_wgmma_mn_operand_misaligned, text, viewOriginText(view, 0),
+                  viewOriginText(view, 1), name, colAlign, t->buffer->swizzleBytes)
+          .range(view->range());
+    else
+      diags_
+          .report(view->loc(), DiagKind::err_wgmma_operand_misaligned, text, viewOriginText(view, 0),
+                  viewOriginText(view, 1), name, colAlign)
+          .range(view->range());
+    return std::nullopt;
+  }
+  return t;
+}
+
+std::optional<kir::Tile> Lowerer::stageWgmmaOperand(const kir::Tile& source, llvm::SMRange where, llvm::SMLoc loc) {
+  kir::Tile src = source;
+  dropLeadingUnitDims(m(), src);
+  const std::int64_t elemBytes = target::elementBytes(src.buffer->elem);
+  const std::int64_t rows = src.rank() == 2 ? src.extents[0] : -1, cols = src.rank() == 2 ? src.extents[1] : -1;
+  const std::int64_t rowBytes = cols * elemBytes;
+  const int w = rowBytes % 128 == 0 ? 128 : rowBytes % 64 == 0 ? 64 : rowBytes % 32 == 0 ? 32 : 0;
+  if (rows <= 0 || cols <= 0 || rows % 8 || !w) {
+    unsupported(DiagKind::err_unsupported_wgmma_global_operand_shape, where);
+    return std::nullopt;
+  }
+  // Earlier asynchronous MMAs of this warpgroup may still read the slot.
+  if (asyncWgmma_) {
+    emit(StmtKind::Raw, loc)->text = "croq::wgmma::commit_group();";
+    emit(StmtKind::Raw, loc)->text = "croq::wgmma::wait_group<0>();";
+    wgmmaUncommitted_ = false;
+  }
+  // One slot per warpgroup of the block: each stages its own tile.
+  const std::int64_t slots = std::max<std::int64_t>(1, kernel_->threads / 128);
+  kir::Buffer* b = makeBuffer(nullptr, kir::Space::Shared, src.buffer->elem,
+                              {symbols().constant(rows), symbols().constant(cols)}, {slots}, loc);
+  b->name = fresh("wgmma_staged");
+  b->rowStride = cols;
+  b->strides = {m().intc(cols), m().intc(1)};
+  b->slotElements = rows * cols;
+  b->swizzleBytes = w;
+  b->alignBytes = 1024;
+  kernel_->sharedBuffers.push_back(b);
+  kir::Tile dst;
+  dst.buffer = b;
+  dst.offset = m().mul(m().div(m().var("tid_"), m().intc(128)), m().intc(rows * cols));
+  dst.extents = {rows, cols};
+  dst.runtimeExtents = {nullptr, nullptr};
+  dst.strides = b->strides;
+  dst.valid = {nullptr, nullptr};
+  dst.row0 = dst.col0 = m().intc(0);
+  emitCopy(dst, src, kir::Scope::Warpgroup, false, true, loc);
+  return dst;
+}
+
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   if (s->sparse) {
     unsupported(DiagKind::err_unsupported_sparse_mma, s->range());
@@ -233,52 +359,29 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   kir::Fragment* regA = fragmentFor(s->a);
   if (regA && (!regA->warpgroup || regA->role != kir::FragRole::A)) regA = nullptr;
   if (!regA) regA = registerAFromLocalFragment(s);
-  if (!s->rowB || (!s->rowA && !regA)) {
-    unsupported(DiagKind::err_unsupported_wgmma_mn_major, s->range());
-    return;
-  }
-  auto operand = [&](const ast::Expr* e) -> std::optional<kir::Tile> {
-    const ast::Expr* view = e;
-    if (const sema::Symbol* sym = sema_.references.lookup(e))
-      if (auto it = wgOperands_.find(sym); it != wgOperands_.end()) view = it->second;
-    std::optional<kir::Tile> t = lowerTile(view, "the warpgroup MMA operand");
-    if (t && !t->buffer->swizzleBytes) {
-      unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, e->range());
-      return std::nullopt;
-    }
-    // A descriptor starts at an 8-row core matrix and a 16-byte column.
-    const std::int64_t cols16 = 16 / target::elementBytes(t ? t->buffer->elem : TokenKind::ty_f16);
-    if (t && (kir::knownMultiple(t->row0) < 8 || kir::knownMultiple(t->col0) < cols16)) {
-      const sema::Symbol* root = rootSymbol(view, nullptr);
-      diags_
-          .report(view->loc(), DiagKind::err_wgmma_operand_misaligned,
-                  std::string(view->range().Start.getPointer(), view->range().End.getPointer()),
-                  viewOriginText(view, 0), viewOriginText(view, 1), root ? root->name : t->buffer->name, cols16)
-          .range(view->range());
-      return std::nullopt;
-    }
-    return t;
-  };
+  // A stored [K, M] (`mma.col.*`) or B stored [K, N] (`mma.*.col`) is read
+  // MN-major, through a transposed descriptor (16-bit operands; sema
+  // rejects the others).
+  const bool transA = !s->rowA && !regA, transB = !s->rowB;
   std::optional<kir::Tile> a;
   if (!regA) {
-    a = operand(s->a);
+    a = wgmmaSharedOperand(s->a, transA);
     if (!a) return;
   }
-  std::optional<kir::Tile> b = operand(s->b);
+  std::optional<kir::Tile> b = wgmmaSharedOperand(s->b, transB);
   if (!b) return;
-  std::int64_t mdim = regA ? regA->logicalRows : a->extents[0];
-  std::int64_t kdim = regA ? regA->logicalCols : a->extents[1];
-  std::int64_t ndim = b->extents[0];
+  std::int64_t mdim = regA ? regA->logicalRows : a->extents[transA ? 1 : 0];
+  std::int64_t kdim = regA ? regA->logicalCols : a->extents[transA ? 0 : 1];
+  std::int64_t ndim = b->extents[transB ? 1 : 0];
+  std::int64_t kdimB = b->extents[transB ? 0 : 1];
   TokenKind in = regA ? regA->inType : a->buffer->elem;
   std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType, target_);
   if (!instrK) {
     unsupported(DiagKind::err_unsupported_wgmma_types, s->range());
     return;
   }
-  if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != b->extents[1] || kdim % *instrK) {
-    diags_
-        .report(s->loc(), DiagKind::err_wgmma_shape_mismatch, mdim, kdim, ndim, b->extents[1], c->logicalRows,
-                c->logicalCols)
+  if (mdim != c->logicalRows || ndim != c->logicalCols || kdim != kdimB || kdim % *instrK) {
+    diags_.report(s->loc(), DiagKind::err_wgmma_shape_mismatch, mdim, kdim, ndim, kdimB, c->logicalRows, c->logicalCols)
         .range(s->range());
     return;
   }
@@ -290,6 +393,8 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->fragA = regA;
   if (a) w->src = *a;
   w->dst = *b;
+  w->transposed = transA;
+  w->transposedB = transB;
   w->count = kdim / *instrK;
   w->step = *instrK;
   wgmmaUncommitted_ = asyncWgmma_;

@@ -67,7 +67,10 @@ void Checker::checkMmaLoad(const MmaLoadStmt* s) {
     sym = declare(s->result, s->loc(), Symbol::Kind::Variable, frag, false);
   }
   result_.declarations[s].push_back(sym);
-  if (!s->toFrag && src.storage == Storage::Shared) {
+  // Without `.frag` a global tile under `group-4` is read through a
+  // descriptor too: lowering stages B (and A passed to SS mode) through
+  // shared memory.
+  if (!s->toFrag && (src.storage == Storage::Shared || src.storage == Storage::Global)) {
     sharedFragments_.insert(sym);
     registerLoads_.erase(sym);
   } else {

@@ -6,9 +6,12 @@
 //                         the per-thread m64nN accumulator of the GPU (f32
 //                         elements, or f16 pairs packed in u32) in the GPU's
 //                         layout (acc_row / acc_col, croq/device/wgmma_layout.h)
-//   desc_at<W, T>         a "descriptor" of the K-major slice at logical (r0, c0)
+//   desc_at<W, T>, desc_at_mn<W, T>
+//                         a "descriptor" of the K-major (or MN-major: the tile
+//                         stored [K][M] or [K][N]) slice at logical (r0, c0)
 //                         of a swizzled operand tile: the tile's pointer, its
-//                         row count and the origin (no hardware bits)
+//                         row count, the origin and the major mode (no
+//                         hardware bits)
 //   mma_ss<N, AccT, InT>  acc += A[64 x K] * B[N x K]^T (K = 16, or 32 for 8-bit
 //                         floats) for the elements this
 //                         thread owns: each of the 128 threads of the warpgroup
@@ -130,18 +133,30 @@ void fence_operands(T (&)[Count]) {}
 
 // ---- descriptors -------------------------------------------------------------
 
-// The K-major slice at logical (r0, c0) of a swizzled tile of `rows` rows
-// (W-byte swizzle) that starts at `base`.
+// The slice at logical (r0, c0) of a swizzled tile of `rows` rows (W-byte
+// swizzle) that starts at `base`: K-major (element (mn, k) of the operand at
+// tile (r0 + mn, c0 + k)) or MN-major (at tile (r0 + k, c0 + mn)).
 template <int W, typename T>
 struct smem_desc {
   const T* base;
   int rows;
   int r0, c0;
+  bool mn_major;
+
+  float at(int mn, int k) const {
+    return static_cast<float>(mn_major ? base[swz_index<W, T>(r0 + k, c0 + mn, rows)]
+                                       : base[swz_index<W, T>(r0 + mn, c0 + k, rows)]);
+  }
 };
 
 template <int W, typename T>
 smem_desc<W, T> desc_at(const T* base, int rows, int r0, int c0) {
-  return {base, rows, r0, c0};
+  return {base, rows, r0, c0, false};
+}
+
+template <int W, typename T>
+smem_desc<W, T> desc_at_mn(const T* base, int rows, int r0, int c0) {
+  return {base, rows, r0, c0, true};
 }
 
 // ---- SS mode ------------------------------------------------------------------
@@ -158,8 +173,8 @@ void accumulate_rows(accumulator_t<N, AccT>& acc, const float (&arow)[2][K], con
   const int tid = warpgroup_tid();
   float brow[N / 4][K];
   for (int j = 0; j < N / 4; ++j) {
-    const int n = b.r0 + acc_col(tid, 4 * (j / 2) + j % 2);
-    for (int k = 0; k < K; ++k) brow[j][k] = static_cast<float>(b.base[swz_index<WB, InT>(n, b.c0 + k, b.rows)]);
+    const int n = acc_col(tid, 4 * (j / 2) + j % 2);
+    for (int k = 0; k < K; ++k) brow[j][k] = b.at(n, k);
   }
   for (int i = 0; i < N / 2; ++i) {
     const float* x = arow[(i / 2) % 2];
@@ -172,15 +187,35 @@ void accumulate_rows(accumulator_t<N, AccT>& acc, const float (&arow)[2][K], con
 
 }  // namespace detail
 
+namespace detail {
+
+// A descriptor whose major mode is not the one the instruction names reads
+// other elements on the GPU: the emulation stops rather than guess.
+template <int W, typename T>
+void require_major(const smem_desc<W, T>& d, int trans, const char* fn, const char* operand, const char* file,
+                   int line) {
+  if (d.mn_major == (trans != 0)) return;
+  std::fflush(stdout);
+  std::fprintf(stderr, "croq cpu runtime: %s (%s:%d) names operand %s %s-major, but its descriptor is %s-major\n", fn,
+               file, line, operand, trans ? "MN" : "K", d.mn_major ? "MN" : "K");
+  std::_Exit(EXIT_FAILURE);
+}
+
+}  // namespace detail
+
 // acc (+)= A * B^T with A the 64 x K slice `a` and B the N x K slice `b`
 // (K = k_per_instr_v<InT>: 16, or 32 for 8-bit floats; scale_d = 0: acc =
-// A * B^T), for this thread's accumulator elements.
-template <int N, typename AccT, typename InT, int WA, int WB>
+// A * B^T), for this thread's accumulator elements. TransA / TransB = 1:
+// that operand's descriptor is MN-major (16-bit inputs only, as on the GPU).
+template <int N, typename AccT, typename InT, int TransA = 0, int TransB = 0, int WA, int WB>
 void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem_desc<WB, InT>& b, int scale_d = 1,
             const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   static_assert(supported_v<N, AccT, InT>,
                 "wgmma takes N = 8..256 step 8, f16, e4m3 or e5m2 inputs with f32 or f16 accumulators, or bf16 "
                 "inputs with f32 accumulators");
+  static_assert(sizeof(InT) == 2 || (TransA == 0 && TransB == 0), "8-bit operands are K-major");
+  detail::require_major(a, TransA, "croq::wgmma::mma_ss", "A", file, line);
+  detail::require_major(b, TransB, "croq::wgmma::mma_ss", "B", file, line);
   const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
   const unsigned group = cpu::detail::linear_thread_index() / 128u;
   if (threads < 128u * (group + 1u)) {
@@ -197,8 +232,8 @@ void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem
   constexpr int K = k_per_instr_v<InT>;
   float arow[2][K];
   for (int h = 0; h < 2; ++h) {
-    const int r = a.r0 + acc_row(tid, 2 * h);
-    for (int k = 0; k < K; ++k) arow[h][k] = static_cast<float>(a.base[swz_index<WA, InT>(r, a.c0 + k, a.rows)]);
+    const int r = acc_row(tid, 2 * h);
+    for (int k = 0; k < K; ++k) arow[h][k] = a.at(r, k);
   }
   detail::accumulate_rows<N, AccT, InT, WB, K>(acc, arow, b, scale_d);
 }
@@ -260,14 +295,16 @@ float bits_value(std::uint16_t bits) {
 }  // namespace detail
 
 // acc (+)= A * B^T with A this warpgroup's 64 x 16 atom in registers and B
-// the N x 16 slice `b` (scale_d = 0: acc = A * B^T). Every lane of the warp
-// must call it (the A rows are exchanged within the warp).
-template <int N, typename AccT, typename InT, int WB>
+// the N x 16 slice `b` (scale_d = 0: acc = A * B^T; TransB = 1: `b` is
+// MN-major). Every lane of the warp must call it (the A rows are exchanged
+// within the warp).
+template <int N, typename AccT, typename InT, int TransB = 0, int WB>
 void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem_desc<WB, InT>& b, int scale_d = 1,
             const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   static_assert(supported_v<N, AccT, InT> && sizeof(InT) == 2,
                 "wgmma with A in registers takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or "
                 "bf16 inputs with f32 accumulators");
+  detail::require_major(b, TransB, "croq::wgmma::mma_rs", "B", file, line);
   cpu::detail::BlockRunner* r = mma::detail::require_full_warp("croq::wgmma::mma_rs", file, line);
   if (!r) return;
   cpu::detail::Warp& w = r->current_warp();

@@ -47,8 +47,13 @@
 //   - no swizzle: each 8x16B core matrix is 128 contiguous bytes. LBO = byte
 //     distance between the two core matrices adjacent along K, SBO = byte
 //     distance between core matrices adjacent along M/N.
-// MN-major operands (transpose flag 1, f16/bf16 only) swap the roles: see the
-// PTX ISA section "Shared Memory Matrix Layout" (strides of core matrices).
+// MN-major operands (transpose flag 1, f16/bf16 only; A stored [K][M], B
+// stored [K][N]) swap the roles (PTX ISA, "Shared Memory Matrix Layout"):
+//   - swizzled: each row of the tile is W bytes along M or N, 8 rows along K
+//     form the swizzle atom. LBO = byte distance between atoms adjacent along
+//     M/N (the next W-byte column block), SBO = byte distance between 8-row
+//     groups adjacent along K (8 * W for a dense tile). The k-th k16 slice
+//     starts 16 rows (16 * W bytes) after the tile start.
 //
 // ---- Accumulator layout (m64nN) -------------------------------------------
 //

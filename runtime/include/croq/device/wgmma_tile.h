@@ -1,6 +1,7 @@
 // croq/device/wgmma_tile.h: what warpgroup MMA statements (`: group-4` on
-// sm_90a) lower to: the swizzled K-major shared layout of WGMMA operand
-// tiles, descriptors of their k16 slices, copies into that layout, loads of
+// sm_90a) lower to: the swizzled shared layout of WGMMA operand tiles,
+// descriptors of their k16 slices (K-major, or MN-major for transposed
+// 16-bit operands), copies into that layout, loads of
 // RS-mode A operands into registers, and accumulator fill and store.
 //
 // Layout. A shared tile of `rows` x C elements that WGMMA reads through a
@@ -11,7 +12,9 @@
 // permuted by the W-byte swizzle (croq::swizzle_offset): logical (r, c) is
 // element swz_index<W, T>(r, c, rows) (croq/device/wgmma_layout.h). Every
 // block starts 1024-byte aligned when the tile does and `rows` is a multiple
-// of 8.
+// of 8. The same layout holds an operand stored MN-major (`[K][M]` or
+// `[K][N]`, rows along K): its swizzle rows then run along M or N, which is
+// the canonical MN-major layout a transposed descriptor reads (desc_at_mn).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +44,21 @@ CROQ_DEVICE std::uint64_t desc_at(const T* base, int rows, int r0, int c0) {
   const T* start = base + kb * rows * kPerRow + r0 * kPerRow;
   return advance_desc(make_desc_k_major(start, swizzle_from_bytes(W)),
                       static_cast<std::uint32_t>(cc * static_cast<int>(sizeof(T))));
+}
+
+// Descriptor of the MN-major slice whose first K row is r0 (a multiple of 8)
+// and whose first M or N column is c0 (a multiple of W / sizeof(T), the
+// start of a column block) of a swizzled tile of `rows` rows: the tile is
+// stored [K][MN] (A of `mma.col.*`, B of `mma.*.col`), a swizzle row holds W
+// bytes along MN, 8 rows along K make a swizzle atom. For a transposed
+// operand the descriptor's offsets swap roles (PTX ISA, "Shared Memory
+// Matrix Layout"): LBO is the distance between column blocks along MN
+// (rows * W bytes), SBO the distance between 8-row groups along K (8 * W).
+template <int W, typename T>
+CROQ_DEVICE std::uint64_t desc_at_mn(const T* base, int rows, int r0, int c0) {
+  constexpr int kPerRow = W / static_cast<int>(sizeof(T));
+  const T* start = base + (c0 / kPerRow) * rows * kPerRow + r0 * kPerRow;
+  return make_desc(cvta_shared(start), static_cast<std::uint32_t>(rows * W), 8u * W, swizzle_from_bytes(W));
 }
 
 // ---- copies into a swizzled tile -------------------------------------------
