@@ -239,6 +239,7 @@ class Emitter {
       case StmtKind::Store:
         line(s->buffer->name + "[" + printExpr(s->index) + "] " + s->op + " " + printExpr(s->value) + ";");
         return;
+      case StmtKind::FragStore: line(printExpr(s->index) + " " + s->op + " " + printExpr(s->value) + ";"); return;
       case StmtKind::Barrier:
         if (s->scope == Scope::Warpgroup)
           line(llvm::formatv("croq::named_barrier_sync({0} + tid_ / 128, 128);", s->count).str());

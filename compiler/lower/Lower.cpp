@@ -665,6 +665,17 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
       return;
     }
   }
+  // `acc.at(i, j) = value` inside an `apply` over the accumulator.
+  if (const auto* meth = llvm::dyn_cast<MethodExpr>(target); meth && meth->method == TokenKind::m_at) {
+    if (std::optional<const Expr*> acc = accumulatorElement(meth->base, meth->args)) {
+      if (!*acc) return;
+      Stmt* s = emit(StmtKind::FragStore, a->loc());
+      s->index = *acc;
+      s->op = op;
+      s->value = m().convert(lowerExpr(a->value), (*acc)->type);
+      return;
+    }
+  }
   // `x.at(i...) = value`.
   const kir::Buffer* buffer = nullptr;
   const Expr* index = nullptr;

@@ -358,6 +358,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
 }
 
 const Expr* Lowerer::lowerElementAccess(const MethodExpr* mm) {
+  if (std::optional<const Expr*> acc = accumulatorElement(mm->base, mm->args)) return *acc ? *acc : m().intc(0);
   const kir::Buffer* buffer = nullptr;
   const Expr* index = elementIndex(mm->base, mm->args, &buffer);
   if (!index || !buffer) return m().intc(0);
