@@ -519,8 +519,8 @@ class Emitter {
                .str());
     }
     if (options_.cpuTarget)
-      line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, threads,
-                         shared, args.empty() ? "" : ", ", args)
+      line(llvm::formatv("croq::cpu::{6}({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, threads,
+                         shared, args.empty() ? "" : ", ", args, k.cooperative ? "launch_cooperative" : "launch")
                .str());
     else if (k.cooperative)
       cooperativeLaunch(k, grid, shared, h.stream, values);

@@ -828,12 +828,8 @@ void Lowerer::lowerSync(const SyncStmt* s) {
       // is the grid barrier too (its cooperative-launch guide): a CTA
       // barrier in its place would let blocks read stale data.
       if (s->level == ParallelLevel::Device || (s->level == ParallelLevel::Block && kernel_ && kernel_->cooperative)) {
-        if (cpuTarget()) {
-          unsupported(s->range(), "a grid-wide barrier on the CPU target",
-                      "the CPU target runs the blocks of a grid one after another; build for the GPU");
-          return;
-        }
-        // The kernel is launched cooperatively (kir::Kernel::cooperative).
+        // The kernel is launched cooperatively (kir::Kernel::cooperative;
+        // on the CPU target every block runs at once on its own OS thread).
         emit(StmtKind::Raw, s->loc())->text = "croq::grid_sync();";
         return;
       }
