@@ -239,6 +239,7 @@ class Emitter {
       case StmtKind::Store:
         line(s->buffer->name + "[" + printExpr(s->index) + "] " + s->op + " " + printExpr(s->value) + ";");
         return;
+      case StmtKind::FragStore: line(printExpr(s->index) + " " + s->op + " " + printExpr(s->value) + ";"); return;
       case StmtKind::Barrier:
         if (s->scope == Scope::Warpgroup)
           line(llvm::formatv("croq::named_barrier_sync({0} + tid_ / 128, 128);", s->count).str());
@@ -525,8 +526,8 @@ class Emitter {
                .str());
     }
     if (options_.cpuTarget)
-      line(llvm::formatv("croq::cpu::launch({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, threads,
-                         shared, args.empty() ? "" : ", ", args)
+      line(llvm::formatv("croq::cpu::{6}({0}, \"{0}\", dim3({1}), dim3({2}), {3}{4}{5});", k.name, grid, threads,
+                         shared, args.empty() ? "" : ", ", args, k.cooperative ? "launch_cooperative" : "launch")
                .str());
     else if (k.cooperative)
       cooperativeLaunch(k, grid, shared, h.stream, values);

@@ -277,6 +277,15 @@ const Expr* Module::load(const Buffer* b, const Expr* index) {
   return make(std::move(e));
 }
 
+const Expr* Module::fragElem(const Fragment* f, const Expr* atomRow, const Expr* atomCol, const Expr* elem) {
+  Expr e;
+  e.kind = ExprKind::FragElem;
+  e.frag = f;
+  e.operands = {atomRow, atomCol, elem};
+  e.type = ScalarType::element(f->accType);
+  return make(std::move(e));
+}
+
 const Expr* Module::convert(const Expr* e, ScalarType to) {
   if (e->type.kind == to.kind && e->type.elem == to.elem) return e;
   // Integer constants become constants of the target type.
@@ -393,6 +402,21 @@ void printInto(const Expr* e, std::string& out) {
       out += "croq::cvt<" + cxxTypeName(e->type) + ">(";
       printInto(e->operands[0], out);
       out += ')';
+      return;
+    case ExprKind::FragElem:
+      // A warpgroup accumulator is `float acc[atoms][N / 2]`; a warp one
+      // `croq::mma::frag_c<float> acc[M / 16][N / 8]` of four values each.
+      out += e->frag->name;
+      out += '[';
+      printInto(e->operands[0], out);
+      if (!e->frag->warpgroup) {
+        out += "][";
+        printInto(e->operands[1], out);
+        out += "].r";
+      }
+      out += e->frag->warpgroup ? "][" : "[";
+      printInto(e->operands[2], out);
+      out += ']';
       return;
   }
 }
@@ -588,6 +612,9 @@ class KirPrinter {
         return;
       }
       case StmtKind::FragFill: os_ << "fill " << s->frag->name << " = " << printExpr(s->value) << "\n"; return;
+      case StmtKind::FragStore:
+        os_ << "frag.store " << printExpr(s->index) << " " << s->op << " " << printExpr(s->value) << "\n";
+        return;
       case StmtKind::AtomLoad:
         os_ << "atom.load " << s->frag->name << "[" << printExpr(s->i) << "][" << printExpr(s->j) << "]"
             << (s->pairB ? "+pair" : "") << " <- " << tile(s->src) << (s->transposed ? " trans" : "")

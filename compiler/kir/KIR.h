@@ -64,6 +64,7 @@ enum class Space : std::uint8_t { Global, Shared, Local };
 llvm::StringRef spaceName(Space s);
 
 struct Expr;
+struct Fragment;
 
 /// A named region of memory. Global buffers are parameters (or wrapper
 /// allocations) with runtime extents; shared and local buffers have constant
@@ -124,6 +125,8 @@ enum class ExprKind : std::uint8_t {
   Call,        // name = callee; operands = arguments
   Load,        // buffer[operands[0]]
   Convert,     // operands[0] converted to `type`
+  FragElem,    // element operands[2] of atom (operands[0], operands[1]) of the f32 accumulator
+               // `frag`, as this thread holds it (a warpgroup accumulator's atoms are [i][0])
 };
 
 struct Expr {
@@ -133,6 +136,7 @@ struct Expr {
   std::string name;
   std::vector<const Expr*> operands;
   const Buffer* buffer = nullptr;
+  const Fragment* frag = nullptr;
 
   bool isConst() const { return kind == ExprKind::IntConst; }
   bool isConst(std::int64_t v) const { return kind == ExprKind::IntConst && intValue == v; }
@@ -225,6 +229,7 @@ enum class StmtKind : std::uint8_t {
   AsyncWait,      // cp.async.wait_group count (then a CTA barrier)
   FragDecl,       // fragment
   FragFill,       // fragment = value
+  FragStore,      // index (a FragElem: one accumulator element this thread holds) op= value
   AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads; an atom of a
                   // warpgroup A fragment is 64 x 16, each warp loading its 16-row slab
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
@@ -453,6 +458,8 @@ class Module {
   const Expr* select(const Expr* c, const Expr* a, const Expr* b, ScalarType t);
   const Expr* call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t);
   const Expr* load(const Buffer* b, const Expr* index);
+  /// Element `elem` of atom (atomRow, atomCol) of accumulator `f` (FragElem).
+  const Expr* fragElem(const Fragment* f, const Expr* atomRow, const Expr* atomCol, const Expr* elem);
   const Expr* convert(const Expr* e, ScalarType to);
 
  private:

@@ -656,6 +656,17 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
       return;
     }
   }
+  // `acc.at(i, j) = value` inside an `apply` over the accumulator.
+  if (const auto* meth = llvm::dyn_cast<MethodExpr>(target); meth && meth->method == TokenKind::m_at) {
+    if (std::optional<const Expr*> acc = accumulatorElement(meth->base, meth->args)) {
+      if (!*acc) return;
+      Stmt* s = emit(StmtKind::FragStore, a->loc());
+      s->index = *acc;
+      s->op = op;
+      s->value = m().convert(lowerExpr(a->value), (*acc)->type);
+      return;
+    }
+  }
   // `x.at(i...) = value`.
   const kir::Buffer* buffer = nullptr;
   const Expr* index = nullptr;
@@ -808,11 +819,8 @@ void Lowerer::lowerSync(const SyncStmt* s) {
       // is the grid barrier too (its cooperative-launch guide): a CTA
       // barrier in its place would let blocks read stale data.
       if (s->level == ParallelLevel::Device || (s->level == ParallelLevel::Block && kernel_ && kernel_->cooperative)) {
-        if (cpuTarget()) {
-          unsupported(DiagKind::err_unsupported_grid_barrier_cpu, s->range());
-          return;
-        }
-        // The kernel is launched cooperatively (kir::Kernel::cooperative).
+        // The kernel is launched cooperatively (kir::Kernel::cooperative;
+        // on the CPU target every block runs at once on its own OS thread).
         emit(StmtKind::Raw, s->loc())->text = "croq::grid_sync();";
         return;
       }

@@ -267,6 +267,12 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
         l = l->type.kind == kir::ScalarType::Kind::Bool ? l : m().binary("!=", l, m().intc(0), ty);
         r = r->type.kind == kir::ScalarType::Kind::Bool ? r : m().binary("!=", r, m().intc(0), ty);
       }
+      // Arithmetic on fp6 and fp4 values gives a value of their type (the
+      // f32 result rounded to it), as in Croqtile's runtime; 8- and 16-bit
+      // floats keep the f32 result.
+      if (kir::ScalarType result = typeOf(e); !isComparison(op) && result.isElem() && target::isFloatType(result.elem) &&
+                                              target::elementBits(result.elem) < 8)
+        return m().convert(m().binary(op, l, r, ty), result);
       return m().binary(op, l, r, ty);
     }
     case NodeKind::ConditionalExpr: {
@@ -358,6 +364,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
 }
 
 const Expr* Lowerer::lowerElementAccess(const MethodExpr* mm) {
+  if (std::optional<const Expr*> acc = accumulatorElement(mm->base, mm->args)) return *acc ? *acc : m().intc(0);
   const kir::Buffer* buffer = nullptr;
   const Expr* index = elementIndex(mm->base, mm->args, &buffer);
   if (!index || !buffer) return m().intc(0);

@@ -1,17 +1,28 @@
-// Register fragments declared with `frag T[d...] name {v};` and the
-// operations on them (spec 9.4, 13.10): `apply {i, j} in f.span { ... }`,
-// element access `f.at(i, j)`, `reduce_max` / `reduce_sum` along a
-// dimension, `copy` and `all_reduce_sum`.
+// Register fragments declared with `frag T[d...] name {v};`, MMA
+// accumulators, and the operations on them (spec 9.4, 13.10): `apply {i, j}
+// in f.span { ... }`, element access `f.at(i, j)`, `reduce_max` /
+// `reduce_sum` along a dimension, `copy` and `all_reduce_sum`.
 //
-// Layout: every thread of the scope that declares a fragment holds all of
-// its elements in a private array (local memory or registers, as nvcc
+// Layout of a `frag`: every thread of the scope that declares it holds all
+// of its elements in a private array (local memory or registers, as nvcc
 // decides), so `apply` walks every element and a reduction needs no
 // exchange between threads; `all_reduce_sum` of such a fragment, whose
-// owners already hold the complete values, leaves it unchanged. The results
-// are those of a distributed layout; a layout shared with an MMA
-// accumulator (whose elements are spread over a warp or warpgroup) is not
-// generated: `apply` and reductions over accumulators are reported.
+// owners already hold the complete values, leaves it unchanged.
+//
+// An MMA accumulator (f32) keeps the layout of the MMA that writes it: a
+// warp's m16n8 atoms (croq/device/mma_layout.h, `c_row`/`c_col`) or a
+// warpgroup's m64nN atoms (croq/device/wgmma_layout.h, `acc_row`/`acc_col`).
+// `apply` over it visits, on each thread, the elements that thread holds
+// (unrolled, so they stay in registers), with `i` and `j` their logical row
+// and column; inside, `acc.at(i, j)` is that register, as is the element
+// (i, j) of another accumulator of the same layout. A reduction along
+// dimension 1 reduces each thread's elements of a row, then the four lanes
+// that share the row (shuffles), and writes the row's value into the 1-D
+// `frag` on those lanes; the rows a thread holds no element of keep their
+// earlier values there (spec 13.10: a row vector is held by the row's owners).
 #include "lower/LowerImpl.h"
+
+#include <llvm/ADT/Sequence.h>
 
 namespace croqc::lower {
 
@@ -21,7 +32,146 @@ namespace {
 
 std::int64_t totalElements(const kir::Buffer* b) { return b->totalElements(); }
 
+/// Where one thread's elements of an accumulator lie: atoms of `atomRows` x
+/// `atomCols` elements, `perAtom` of them per thread, at the rows and columns
+/// the runtime's layout functions give for the thread's index `thread`.
+struct AccumulatorLayout {
+  std::int64_t atomRows, atomCols, perAtom;
+  const char* rowFn;
+  const char* colFn;
+  std::int64_t threads;
+};
+
+AccumulatorLayout layoutOf(const kir::Fragment& f) {
+  if (f.warpgroup) return {64, f.logicalCols, f.logicalCols / 2, "croq::wgmma::acc_row", "croq::wgmma::acc_col", 128};
+  return {16, 8, 4, "croq::mma::c_row", "croq::mma::c_col", 32};
+}
+
 }  // namespace
+
+const sema::Symbol* Lowerer::applyIndexVar(const ast::ApplyStmt* s, size_t i) const {
+  for (const sema::Symbol* sym : sema_.allSymbols)
+    if (sym->name == s->names[i] && sym->kind == sema::Symbol::Kind::IterVar && sym->loc == s->loc()) return sym;
+  return nullptr;
+}
+
+kir::Fragment* Lowerer::accumulatorOf(const ast::Expr* e) {
+  const sema::Symbol* s = llvm::isa<NameExpr>(e) ? sema_.references.lookup(e) : nullptr;
+  kir::Fragment* f = s ? fragments_.lookup(s) : nullptr;
+  return f && f->role == kir::FragRole::C ? f : nullptr;
+}
+
+bool Lowerer::checkAccumulatorElements(const kir::Fragment& f, llvm::SMRange where, llvm::StringRef what) {
+  if (f.accType == TokenKind::ty_f32) return true;
+  unsupported(DiagKind::err_unsupported_acc_elements_f16, where, what);
+  return false;
+}
+
+std::optional<const Expr*> Lowerer::accumulatorElement(const ast::Expr* base, llvm::ArrayRef<ast::Expr*> indices) {
+  kir::Fragment* f = accumulatorOf(base);
+  if (!f) return std::nullopt;
+  for (auto it = accApplies_.rbegin(); it != accApplies_.rend(); ++it) {
+    const AccumulatorApply& a = *it;
+    bool sameLayout = a.frag->warpgroup == f->warpgroup && a.frag->rows == f->rows && a.frag->cols == f->cols &&
+                      a.frag->logicalCols == f->logicalCols;
+    bool atIndices = indices.size() == 2 && llvm::all_of(llvm::seq<size_t>(0, 2), [&](size_t d) {
+                       return llvm::isa<NameExpr>(indices[d]) && sema_.references.lookup(indices[d]) == a.iv[d];
+                     });
+    if (!sameLayout || !atIndices) continue;
+    if (!checkAccumulatorElements(*f, base->range(), "element access")) return nullptr;
+    return m().fragElem(f, a.atomRow, a.atomCol, a.elem);
+  }
+  unsupported(DiagKind::err_unsupported_acc_element_outside_apply, base->range());
+  return nullptr;
+}
+
+void Lowerer::forEachAccumulatorElement(const kir::Fragment& f, llvm::SMLoc loc,
+                                        llvm::function_ref<void(const Expr*, const Expr*, const Expr*)> body) {
+  AccumulatorLayout l = layoutOf(f);
+  unrolledLoop("a", f.rows, loc, [&](const Expr* ar) {
+    auto inAtomRow = [&](const Expr* ac) {
+      unrolledLoop("e", l.perAtom, loc, [&](const Expr* e) { body(ar, ac, e); });
+    };
+    if (f.warpgroup) inAtomRow(m().intc(0));
+    else unrolledLoop("b", f.cols, loc, inAtomRow);
+  });
+}
+
+void Lowerer::lowerAccumulatorApply(const ApplyStmt* s, const kir::Fragment& f) {
+  if (!checkAccumulatorElements(f, s->source->range(), "`apply`")) return;
+  if (s->names.size() != 2) return;  // sema reports the count
+  const sema::Symbol* iv[2] = {applyIndexVar(s, 0), applyIndexVar(s, 1)};
+  if (!iv[0] || !iv[1]) return;
+  AccumulatorLayout l = layoutOf(f);
+  if (f.warpgroup && f.asyncUse)
+    for (std::int64_t a = 0; a < f.rows; ++a)
+      emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::fence_operands(" + f.name + "[" + std::to_string(a) + "]);";
+  const Expr* thread = m().mod(m().var("tid_"), m().intc(l.threads));
+  forEachAccumulatorElement(f, s->loc(), [&](const Expr* ar, const Expr* ac, const Expr* e) {
+    const Expr* row = m().add(m().mul(ar, m().intc(l.atomRows)), m().call(l.rowFn, {thread, e}, kir::ScalarType::integer()));
+    const Expr* col = m().add(m().mul(ac, m().intc(l.atomCols)), m().call(l.colFn, {thread, e}, kir::ScalarType::integer()));
+    const Expr* coords[2] = {row, col};
+    for (int d = 0; d < 2; ++d) {
+      Stmt* let = emit(StmtKind::Let, s->loc());
+      let->var = fresh(iv[d]->name);
+      let->type = kir::ScalarType::integer();
+      let->value = coords[d];
+      let->maybeUnused = true;
+      bindValue(iv[d], m().var(let->var));
+    }
+    accApplies_.push_back({{iv[0], iv[1]}, &f, ar, ac, e});
+    lowerBody(s->body);
+    accApplies_.pop_back();
+  });
+}
+
+void Lowerer::reduceAccumulatorRows(const FragOpStmt* s, const kir::Buffer* dst, const kir::Fragment& f) {
+  if (!checkAccumulatorElements(f, s->args[1]->range(), "`" + tokenKindSpelling(s->op).str() + "`")) return;
+  AccumulatorLayout l = layoutOf(f);
+  bool isMax = s->op == TokenKind::kw_reduce_max;
+  kir::ScalarType f32 = kir::ScalarType::element(TokenKind::ty_f32);
+  const Expr* thread = m().mod(m().var("tid_"), m().intc(l.threads));
+  auto combine = [&](const Expr* a, const Expr* b) {
+    return isMax ? m().call("fmaxf", {a, b}, f32) : m().binary("+", a, b, f32);
+  };
+  // Elements 2h and 2h + 1 of every group of four (warpgroup: of every 8
+  // columns; warp: of every atom) lie on the thread's row h of the atom.
+  unrolledLoop("a", f.rows, s->loc(), [&](const Expr* ar) {
+    unrolledLoop("h", 2, s->loc(), [&](const Expr* h) {
+      std::string acc = fresh("row");
+      Stmt* let = emit(StmtKind::Let, s->loc());
+      let->var = acc;
+      let->type = f32;
+      let->isMutable = true;
+      let->value = isMax ? m().unary("-", m().call("croq::infinity", {}, f32), f32) : m().floatc("0.0f", TokenKind::ty_f32);
+      std::int64_t groups = f.warpgroup ? l.perAtom / 4 : f.cols;
+      unrolledLoop("q", groups, s->loc(), [&](const Expr* q) {
+        unrolledLoop("x", 2, s->loc(), [&](const Expr* x) {
+          const Expr* pair = m().add(m().mul(h, m().intc(2)), x);
+          const Expr* v = f.warpgroup ? m().fragElem(&f, ar, m().intc(0), m().add(m().mul(q, m().intc(4)), pair))
+                                       : m().fragElem(&f, ar, q, pair);
+          Stmt* upd = emit(StmtKind::Assign, s->loc());
+          upd->var = acc;
+          upd->op = "=";
+          upd->value = combine(m().var(acc, f32), v);
+        });
+      });
+      for (int lanes : {1, 2}) {
+        Stmt* upd = emit(StmtKind::Assign, s->loc());
+        upd->var = acc;
+        upd->op = "=";
+        upd->value = combine(m().var(acc, f32),
+                             m().call("__shfl_xor_sync", {m().var("0xffffffffu"), m().var(acc, f32), m().intc(lanes)}, f32));
+      }
+      Stmt* st = emit(StmtKind::Store, s->loc());
+      st->buffer = dst;
+      st->index = m().add(m().mul(ar, m().intc(l.atomRows)),
+                          m().call(l.rowFn, {thread, m().mul(h, m().intc(2))}, kir::ScalarType::integer()));
+      st->op = "=";
+      st->value = m().convert(m().var(acc, f32), kir::ScalarType::element(dst->elem));
+    });
+  });
+}
 
 void Lowerer::lowerFragDecl(const FragDeclStmt* d) {
   auto decls = sema_.declarations.find(d);
@@ -92,13 +242,12 @@ const kir::Buffer* Lowerer::fragmentBuffer(const ast::Expr* e, llvm::StringRef w
 
 void Lowerer::lowerApply(const ApplyStmt* s) {
   const auto* member = llvm::dyn_cast<MemberExpr>(s->source);
+  if (kir::Fragment* acc = member ? accumulatorOf(member->base) : nullptr) return lowerAccumulatorApply(s, *acc);
   const kir::Buffer* b = member ? fragmentBuffer(member->base, "`apply`") : nullptr;
   if (!b) return;
   std::vector<Stmt*>* into = out_;
   for (size_t i = 0; i < s->names.size() && i < b->shape.size(); ++i) {
-    const sema::Symbol* iv = nullptr;
-    for (const sema::Symbol* sym : sema_.allSymbols)
-      if (sym->name == s->names[i] && sym->kind == sema::Symbol::Kind::IterVar && sym->loc == s->loc()) iv = sym;
+    const sema::Symbol* iv = applyIndexVar(s, i);
     if (!iv) continue;
     std::string name = fresh(iv->name);
     Stmt* loop = m().stmt(StmtKind::For, s->loc());
@@ -120,6 +269,18 @@ void Lowerer::lowerFragOp(const FragOpStmt* s) {
   }
   if (s->args.size() < 2) return;
   std::string op = "`" + tokenKindSpelling(s->op).str() + "`";
+  if (kir::Fragment* acc = s->op != TokenKind::kw_copy ? accumulatorOf(s->args[1]) : nullptr) {
+    const kir::Buffer* dst = fragmentBuffer(s->args[0], op);
+    if (!dst) return;
+    const sema::Type* dimType = s->args.size() > 2 ? sema_.typeOf(s->args[2]) : nullptr;
+    std::optional<std::int64_t> dim =
+        dimType && !dimType->values.empty() ? sym::constantValue(dimType->values[0]) : std::nullopt;
+    if (dim != 1 || dst->shape.size() != 1 || !dst->shape[0]->isConst(acc->logicalRows)) {
+      unsupported(DiagKind::err_unsupported_acc_reduction, s->range(), acc->logicalRows);
+      return;
+    }
+    return reduceAccumulatorRows(s, dst, *acc);
+  }
   const kir::Buffer* dst = fragmentBuffer(s->args[0], op);
   const kir::Buffer* src = fragmentBuffer(s->args[1], op);
   if (!dst || !src) return;

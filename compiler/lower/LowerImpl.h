@@ -159,6 +159,18 @@ class Lowerer {
   void lowerApply(const ast::ApplyStmt* s);
   void lowerFragOp(const ast::FragOpStmt* s);
   const kir::Buffer* fragmentBuffer(const ast::Expr* e, llvm::StringRef what);
+  const sema::Symbol* applyIndexVar(const ast::ApplyStmt* s, size_t i) const;
+  /// The MMA accumulator `e` names, if it names one.
+  kir::Fragment* accumulatorOf(const ast::Expr* e);
+  /// Element access to an accumulator (`acc.at(i, j)` inside an `apply` over
+  /// its elements): its register; nullopt when `base` is no accumulator,
+  /// null after a diagnostic.
+  std::optional<const Expr*> accumulatorElement(const ast::Expr* base, llvm::ArrayRef<ast::Expr*> indices);
+  bool checkAccumulatorElements(const kir::Fragment& f, llvm::SMRange where, llvm::StringRef what);
+  void forEachAccumulatorElement(const kir::Fragment& f, llvm::SMLoc loc,
+                                 llvm::function_ref<void(const Expr*, const Expr*, const Expr*)> body);
+  void lowerAccumulatorApply(const ast::ApplyStmt* s, const kir::Fragment& f);
+  void reduceAccumulatorRows(const ast::FragOpStmt* s, const kir::Buffer* dst, const kir::Fragment& f);
   void fillLocal(const kir::Buffer* b, const Expr* value, llvm::SMLoc loc);
   void forEachElement(const kir::Buffer* b, llvm::SMLoc loc, llvm::function_ref<void(const Expr*)> body);
   void squeezeCopyTiles(kir::Tile& dst, kir::Tile& src);
@@ -421,6 +433,16 @@ class Lowerer {
   llvm::DenseMap<const sema::Symbol*, std::vector<const Expr*>> tupleValues_;
   llvm::DenseMap<const sema::Symbol*, kir::Buffer*> buffers_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> fragments_;
+  /// The `apply`s over accumulators being lowered, innermost last: the
+  /// index variables and the element the current iteration visits.
+  struct AccumulatorApply {
+    const sema::Symbol* iv[2];
+    const kir::Fragment* frag;
+    const Expr* atomRow;
+    const Expr* atomCol;
+    const Expr* elem;
+  };
+  std::vector<AccumulatorApply> accApplies_;
   /// The role of every MMA operand fragment of `operandUsesOf_`, found once
   /// per function at its first `mma.load`.
   llvm::DenseMap<const sema::Symbol*, MmaOperandUse> operandUses_;

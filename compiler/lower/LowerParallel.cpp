@@ -51,6 +51,9 @@ kir::Scope Lowerer::scopeForLevel(ParallelLevel level) const {
 const Expr* Lowerer::leaderCondition() {
   const LevelFrame& f = currentFrame();
   if (f.span <= 1) return nullptr;
+  // Inside an `apply` over an MMA accumulator every element is visited by
+  // the one thread that holds it.
+  if (!accApplies_.empty()) return nullptr;
   const Expr* tid = m().var("tid_");
   if (coversBlock(f.span) || (kernel_->instances && f.level == ParallelLevel::Block))
     return m().eq(tid, m().intc(regions_.empty() ? 0 : regions_.back().lo));

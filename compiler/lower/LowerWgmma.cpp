@@ -165,12 +165,9 @@ void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
   const sema::Symbol* root = rootSymbol(s->source, nullptr);
   const kir::Buffer* b = root ? bufferFor(root) : nullptr;
   if (kir::Fragment* f = fragments_.lookup(sym); f && f->role == kir::FragRole::A) fragments_.erase(sym);
-  if (!b || !b->swizzleBytes) {
-    unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, s->source->range());
-    wgOperands_.erase(sym);
-    failed_.insert(sym);
-    return;
-  }
+  // Sema admits only shared views (and global tiles, staged above) as
+  // descriptor operands, and every buffer an MMA reads is placed swizzled.
+  if (!b || !b->swizzleBytes) unreachable("an `mma.load` descriptor operand outside a swizzled shared buffer");
   // The name now stands for the shared tile (the latest `mma.load` decides).
   wgOperands_[sym] = s->source;
   stagedOperands_.erase(sym);
@@ -269,15 +266,10 @@ std::optional<kir::Tile> Lowerer::wgmmaSharedOperand(const ast::Expr* e, bool mn
   }
   if (!t) t = lowerTile(view, "the warpgroup MMA operand");
   if (!t) return std::nullopt;
-  if (!t->buffer->swizzleBytes) {
-    unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, e->range());
-    return std::nullopt;
-  }
+  if (!t->buffer->swizzleBytes) unreachable("a warpgroup MMA operand outside a swizzled shared buffer");
   dropLeadingUnitDims(m(), *t);
-  if (t->rank() != 2) {
-    unsupported(DiagKind::err_unsupported_wgmma_operand_rank, view->range(), t->rank());
-    return std::nullopt;
-  }
+  // Sema's rule: an MMA operand is a 2-D tile, leading unit dimensions aside.
+  if (t->rank() != 2) unreachable("a warpgroup MMA operand of rank other than 2");
   // A descriptor starts at an 8-row core matrix and a 16-byte column
   // (K-major), or at a swizzle block along M or N (MN-major).
   const std::int64_t elemBytes = target::elementBytes(t->buffer->elem);

@@ -15,6 +15,11 @@
 //       the built-in variables, per fiber.
 //   __syncthreads(), __syncthreads_count/and/or(pred), __syncwarp(mask)
 //       block and warp barriers.
+//   croq::cpu::launch_cooperative(kernel, "kernel", grid, block, shared_bytes, args...)
+//       like cudaLaunchCooperativeKernel: every block runs at once, each on
+//       its own OS thread, so that croq::grid_sync(), the grid-wide barrier,
+//       can wait for all of them (grids of more than kMaxCooperativeBlocks
+//       blocks fail with cudaErrorCooperativeLaunchTooLarge).
 //   croq::cpu::dynamic_shared_memory()
 //       the block's dynamic shared memory (`extern __shared__` on the GPU),
 //       1024-byte aligned.
@@ -31,8 +36,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -108,6 +116,48 @@ struct Warp {
   alignas(64) unsigned char out[2][32][kLaneBytes];
 };
 
+// The grid-wide barrier of a cooperative launch, over the OS threads that
+// run its blocks: one arrival per block (its thread 0, once the whole block
+// has reached the barrier). A block that returns while others wait at the
+// barrier can never let them go on: that is reported, as a deadlock is.
+class GridBarrier {
+ public:
+  explicit GridBarrier(unsigned long long blocks) : blocks_(blocks) {}
+  void arrive_and_wait(const char* kernel) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const unsigned long long generation = generation_;
+    if (++arrived_ == blocks_) {
+      arrived_ = 0;
+      ++generation_;
+      released_.notify_all();
+      return;
+    }
+    check(kernel);
+    released_.wait(lock, [&] { return generation_ != generation; });
+  }
+  void block_returned(const char* kernel) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++returned_;
+    check(kernel);
+  }
+
+ private:
+  void check(const char* kernel) const {
+    if (arrived_ == 0 || arrived_ + returned_ < blocks_) return;
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "croq cpu runtime: deadlock in kernel `%s`: %llu of %llu blocks wait at croq::grid_sync() and the "
+                 "other %llu have returned; every block of a cooperative grid must reach the grid barrier\n",
+                 kernel, arrived_, blocks_, returned_);
+    std::fflush(stderr);
+    std::_Exit(EXIT_FAILURE);
+  }
+  std::mutex mutex_;
+  std::condition_variable released_;
+  const unsigned long long blocks_;
+  unsigned long long arrived_ = 0, returned_ = 0, generation_ = 0;
+};
+
 struct LaunchInfo {
   const char* kernel;
   dim3 grid;
@@ -115,6 +165,8 @@ struct LaunchInfo {
   std::size_t shared_bytes;
   void (*invoke)(const void* closure);
   const void* closure;
+  // Cooperative launches only.
+  GridBarrier* grid_barrier = nullptr;
 };
 
 class BlockRunner;
@@ -452,16 +504,32 @@ inline BlockRunner& this_core_runner() {
 
 inline void run_grid(const LaunchInfo& info) {
   const long long blocks = static_cast<long long>(info.grid.x) * info.grid.y * info.grid.z;
+  if (info.grid_barrier) {
+    // Cooperative: all blocks at once, one OS thread each.
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(blocks));
+    for (long long b = 0; b < blocks; ++b)
+      threads.emplace_back([&info, b] {
+        this_core_runner().run(info, static_cast<unsigned long long>(b));
+        info.grid_barrier->block_returned(info.kernel);
+      });
+    for (std::thread& t : threads) t.join();
+    return;
+  }
 #pragma omp parallel for schedule(dynamic, 1) if (blocks > 1)
   for (long long b = 0; b < blocks; ++b) this_core_runner().run(info, static_cast<unsigned long long>(b));
 }
 
 }  // namespace detail
 
-// kernel<<<grid, block, shared_bytes>>>(args...), run on the CPU.
+// The most blocks of a cooperative launch (each is an OS thread at once).
+inline constexpr unsigned long long kMaxCooperativeBlocks = 1024;
+
+// kernel<<<grid, block, shared_bytes>>>(args...), run on the CPU; with
+// `cooperative`, as cudaLaunchCooperativeKernel runs it.
 template <typename... P, typename... A>
-void launch(void (*kernel)(P...), const char* name, dim3 grid, dim3 block, std::size_t shared_bytes,
-            A&&... args) {
+void launch_with(bool cooperative, void (*kernel)(P...), const char* name, dim3 grid, dim3 block,
+                 std::size_t shared_bytes, A&&... args) {
   static_assert(sizeof...(P) == sizeof...(A), "a kernel launch passes one argument per kernel parameter");
   const unsigned long long threads = static_cast<unsigned long long>(block.x) * block.y * block.z;
   if (threads == 0 || threads > kMaxThreadsPerBlock || block.z > 64 || grid.x == 0 || grid.y == 0 || grid.z == 0 ||
@@ -478,13 +546,31 @@ void launch(void (*kernel)(P...), const char* name, dim3 grid, dim3 block, std::
     std::tuple<std::decay_t<P>...> args;
   };
   const Closure closure{kernel, std::tuple<std::decay_t<P>...>(static_cast<P>(std::forward<A>(args))...)};
+  const unsigned long long blocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
+  if (cooperative && blocks > kMaxCooperativeBlocks) {
+    detail::fail(cudaErrorCooperativeLaunchTooLarge);
+    return;
+  }
+  detail::GridBarrier barrier(blocks);
   const detail::LaunchInfo info{name, grid, block, shared_bytes,
                                 [](const void* c) {
                                   const auto* self = static_cast<const Closure*>(c);
                                   std::apply(self->kernel, self->args);
                                 },
-                                &closure};
+                                &closure, cooperative ? &barrier : nullptr};
   detail::run_grid(info);
+}
+
+template <typename... P, typename... A>
+void launch(void (*kernel)(P...), const char* name, dim3 grid, dim3 block, std::size_t shared_bytes,
+            A&&... args) {
+  launch_with(false, kernel, name, grid, block, shared_bytes, std::forward<A>(args)...);
+}
+
+template <typename... P, typename... A>
+void launch_cooperative(void (*kernel)(P...), const char* name, dim3 grid, dim3 block, std::size_t shared_bytes,
+                        A&&... args) {
+  launch_with(true, kernel, name, grid, block, shared_bytes, std::forward<A>(args)...);
 }
 
 // The running block's dynamic shared memory.
@@ -517,6 +603,29 @@ inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(), 
   auto* r = croq::cpu::detail::active_runner;
   return r ? r->sync_block({"__syncthreads_or()", file, line}, predicate != 0) != 0 : predicate != 0;
 }
+
+namespace croq {
+// The grid-wide barrier of a cooperative launch (croq/device/fence.h): the
+// block meets, its thread 0 waits for every other block, and the block
+// meets again before it goes on.
+inline void grid_sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  auto* r = cpu::detail::active_runner;
+  if (!r) return;
+  const cpu::detail::Site site{"croq::grid_sync()", file, line};
+  cpu::detail::GridBarrier* grid = r->launch().grid_barrier;
+  if (!grid) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "croq cpu runtime: croq::grid_sync() (%s:%d) in kernel `%s`, which was not launched cooperatively "
+                 "(cudaLaunchCooperativeKernel)\n",
+                 file, line, r->launch().kernel);
+    std::_Exit(EXIT_FAILURE);
+  }
+  r->sync_block(site);
+  if (r->current().tid == 0) grid->arrive_and_wait(r->launch().kernel);
+  r->sync_block(site);
+}
+}  // namespace croq
 
 inline void __syncwarp(unsigned mask = 0xFFFFFFFFu, const char* file = __builtin_FILE(),
                        int line = __builtin_LINE()) {
