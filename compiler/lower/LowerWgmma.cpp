@@ -165,9 +165,12 @@ void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
   const sema::Symbol* root = rootSymbol(s->source, nullptr);
   const kir::Buffer* b = root ? bufferFor(root) : nullptr;
   if (kir::Fragment* f = fragments_.lookup(sym); f && f->role == kir::FragRole::A) fragments_.erase(sym);
-  // Sema admits only shared views (and global tiles, staged above) as
-  // descriptor operands, and every buffer an MMA reads is placed swizzled.
-  if (!b || !b->swizzleBytes) unreachable("an `mma.load` descriptor operand outside a swizzled shared buffer");
+  if (!b || !b->swizzleBytes) {
+    unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, s->source->range());
+    wgOperands_.erase(sym);
+    failed_.insert(sym);
+    return;
+  }
   // The name now stands for the shared tile (the latest `mma.load` decides).
   wgOperands_[sym] = s->source;
   stagedOperands_.erase(sym);
@@ -266,7 +269,10 @@ std::optional<kir::Tile> Lowerer::wgmmaSharedOperand(const ast::Expr* e, bool mn
   }
   if (!t) t = lowerTile(view, "the warpgroup MMA operand");
   if (!t) return std::nullopt;
-  if (!t->buffer->swizzleBytes) unreachable("a warpgroup MMA operand outside a swizzled shared buffer");
+  if (!t->buffer->swizzleBytes) {
+    unsupported(DiagKind::err_unsupported_wgmma_operand_not_shared, e->range());
+    return std::nullopt;
+  }
   dropLeadingUnitDims(m(), *t);
   // Sema's rule: an MMA operand is a 2-D tile, leading unit dimensions aside.
   if (t->rank() != 2) unreachable("a warpgroup MMA operand of rank other than 2");
