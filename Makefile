@@ -108,8 +108,10 @@ test-cpu:
 # croqc_add_kernels is configured, built and run on the CPU target, and
 # rebuilt after an edit to a header that one of its `.co` files includes;
 # then the same project with croqc's tree added by add_subdirectory.
+# CMAKE_TEST_ARGS=--subdir-compiler adds the add_subdirectory build that
+# compiles croqc itself (minutes).
 test-cmake:
-	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml
+	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml $(CMAKE_TEST_ARGS)
 
 # libFuzzer, each target of FUZZ_TARGETS for FUZZ_SECONDS (60), in the
 # ASan+UBSan build that `make sanitize` uses too (build-sanitize/), then a replay of test/fuzz/regressions/:

@@ -230,7 +230,7 @@ kir::Buffer* Lowerer::makeBuffer(const sema::Symbol* sym, kir::Space space, Toke
     b->alignBytes = 1024;
   } else if (sym && tmaDests_.count(sym)) {
     b->alignBytes = 128;
-  } else if (space == kir::Space::Shared && rank >= 2 && b->shape.back()->isConst() &&
+  } else if (space == kir::Space::Shared && rank >= 2 && !(sym && sema_.reshapedBuffers.count(sym)) && b->shape.back()->isConst() &&
              target::elementBytes(elem) == 2 && (b->rowStride * 2) % 64 == 0) {
     b->rowStride += 8;
   }

@@ -59,9 +59,11 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   kir::Buffer* storage = makeBuffer(nullptr, space, type.elem, type.shape, {}, loc);
   storage->name = fresh(future->name + "_storage");
   storage->sourceName = future->name;
-  // WGMMA operands and TMA destinations keep dense rows (swizzled for WGMMA).
+  // WGMMA operands, TMA destinations and reshaped data keep dense rows
+  // (swizzled for WGMMA).
   auto sw = swizzled_.find(future);
-  if ((sw != swizzled_.end() || tmaDests_.count(future)) && storage->shape.size() == 2 &&
+  if ((sw != swizzled_.end() || tmaDests_.count(future) || sema_.reshapedBuffers.count(future)) &&
+      storage->shape.size() == 2 &&
       storage->shape[1]->isConst()) {
     storage->rowStride = storage->shape[1]->intValue;
     storage->strides = {m().intc(storage->rowStride), m().intc(1)};

@@ -61,6 +61,12 @@ const Expr* slotOffset(kir::Module& m, const kir::Buffer* b, llvm::ArrayRef<cons
   return m.mul(slot, m.intc(b->slotElements));
 }
 
+/// Whether the buffer's rows are adjacent (no padding), so that its
+/// elements are one row-major array of its shape.
+bool denseRows(const kir::Buffer* b) {
+  return b->shape.size() < 2 || !b->rowStride || b->shape.back()->isConst(b->rowStride);
+}
+
 }  // namespace
 
 std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef what) {
@@ -106,10 +112,20 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     tile.runtimeExtents.push_back(nullptr);
   }
   const sema::Type& baseType = root->type;
-  auto baseExtent = [&](size_t d) -> const sym::SymExpr* {
-    return d < baseType.shape.size() ? baseType.shape[d] : nullptr;
-  };
   llvm::SMLoc loc = e->loc();
+  // Row-major strides over `extents` (the reshape of contiguous elements).
+  auto rowMajor = [&](auto extent, size_t rank) {
+    std::vector<const Expr*> strides(rank, nullptr);
+    const Expr* stride = m().intc(1);
+    for (size_t d = rank; d-- > 0;) {
+      strides[d] = stride;
+      stride = m().mul(stride, extent(d));
+    }
+    return strides;
+  };
+  auto tileExtent = [&](size_t d) {
+    return tile.extents[d] >= 0 ? m().intc(tile.extents[d]) : tile.runtimeExtents[d];
+  };
 
   const std::shared_ptr<sema::ViewInfo>& view = t->view;
   if (buf->swizzleBytes) {
@@ -117,40 +133,36 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     limitToRuntimeExtents(tile);
     return tile;
   }
-  if (!view || !view->base) {
+  if (!view || !view->base || (view->reshaped && view->origin.empty())) {
     tile.valid.assign(tile.rank(), nullptr);
-    if (t->shape == baseType.shape || buf->space != kir::Space::Global) {
+    if (view && view->linearOffset) tile.offset = m().add(tile.offset, lowerSym(view->linearOffset, loc));
+    if (!view && t->shape == baseType.shape) {
       tile.strides = buf->strides;
       limitToRuntimeExtents(tile);
       return tile;
     }
-    // `span_as` of a whole (contiguous) global buffer: row-major over the
-    // new shape.
-    const Expr* stride = m().intc(1);
-    tile.strides.assign(tile.rank(), nullptr);
-    for (size_t d = tile.rank(); d-- > 0;) {
-      tile.strides[d] = stride;
-      stride = m().mul(stride, tile.extents[d] >= 0 ? m().intc(tile.extents[d]) : tile.runtimeExtents[d]);
-    }
+    // `span_as` of a whole buffer or of a contiguous window (sema proved it
+    // contiguous; buffers that are reshaped have no row padding): row-major
+    // over the new shape.
+    if (!denseRows(buf)) unreachable("a `span_as` of a buffer with padded rows");
+    tile.strides = rowMajor(tileExtent, tile.rank());
     limitToRuntimeExtents(tile);
     return tile;
   }
+  // A window: of the buffer, in its coordinates, or of the row-major array
+  // that an earlier `span_as` made, in that array's coordinates.
+  std::vector<const Expr*> arrayStrides = buf->strides;
+  const sema::SymList& arrayShape = view->reshaped ? view->reshapedShape : baseType.shape;
   if (view->reshaped) {
+    if (!denseRows(buf)) unreachable("a `span_as` of a buffer with padded rows");
     if (view->linearOffset) tile.offset = m().add(tile.offset, lowerSym(view->linearOffset, loc));
-    const Expr* stride = m().intc(1);
-    tile.strides.assign(tile.rank(), nullptr);
-    for (size_t d = tile.rank(); d-- > 0;) {
-      tile.strides[d] = stride;
-      stride = m().mul(stride, m().intc(std::max<std::int64_t>(1, tile.extents[d])));
-    }
-    tile.valid.assign(tile.rank(), nullptr);
-    limitToRuntimeExtents(tile);
-    return tile;
+    arrayStrides = rowMajor([&](size_t d) { return lowerSym(arrayShape[d], loc); }, arrayShape.size());
   }
-  size_t baseRank = buf->shape.size();
+  auto baseExtent = [&](size_t d) -> const sym::SymExpr* { return d < arrayShape.size() ? arrayShape[d] : nullptr; };
+  size_t baseRank = arrayStrides.size();
   llvm::SmallVector<bool, 4> mapped(baseRank, false);
   for (size_t d = 0; d < baseRank && d < view->origin.size(); ++d)
-    tile.offset = m().add(tile.offset, m().mul(lowerSym(view->origin[d], loc), buf->strides[d]));
+    tile.offset = m().add(tile.offset, m().mul(lowerSym(view->origin[d], loc), arrayStrides[d]));
   for (size_t i = 0; i < tile.rank(); ++i) {
     unsigned bd = view->dimMap.empty() ? static_cast<unsigned>(i) : view->dimMap[i];
     if (bd >= baseRank || bd >= view->stride.size()) {
@@ -160,7 +172,7 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
     }
     mapped[bd] = true;
     const Expr* stride = lowerSym(view->stride[bd], loc);
-    tile.strides.push_back(m().mul(stride, buf->strides[bd]));
+    tile.strides.push_back(m().mul(stride, arrayStrides[bd]));
     // Is the whole extent inside the base?
     const sym::SymExpr* shape = baseExtent(bd);
     const Expr* valid = nullptr;
@@ -196,7 +208,9 @@ bool Lowerer::placeSwizzledTile(const ast::Expr* e, const sema::Type& t, kir::Ti
   // length (`[1, 64, 64]` as `[64, 64]`).
   const kir::Buffer* buf = tile.buffer;
   const std::shared_ptr<sema::ViewInfo>& view = t.view;
-  if (view && (view->reshaped || !view->dimMap.empty())) {
+  const bool reshapedWindow = view && view->reshaped && !view->origin.empty() &&
+                              (!view->linearOffset || sym::constantValue(view->linearOffset) == 0);
+  if (view && ((view->reshaped && !reshapedWindow) || !view->dimMap.empty())) {
     unsupported(DiagKind::err_unsupported_wgmma_operand_view, e->range());
     return false;
   }

@@ -195,6 +195,9 @@ void Checker::checkFunction(const CoFunction& fn) {
     Type t = Type::simple(TypeKind::Data);
     t.elem = fn.returnType.elem;
     for (const Expr* d : fn.returnType.dims) t.shape.push_back(intValue(d, "a dimension of the return type"));
+    if (t.shape.empty())
+      report(fn.returnType.range, DiagKind::err_empty_shape, "the result of `" + fn.name.str() + "`",
+             tokenKindSpelling(fn.returnType.elem));
     info.returnType = t;
   } else if (fn.returnType.kind == TypeRef::Kind::Void || fn.returnType.kind == TypeRef::Kind::Auto) {
     info.returnType = Type::simple(fn.returnType.kind == TypeRef::Kind::Void ? TypeKind::Void : TypeKind::Error);
@@ -257,6 +260,9 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
         t.hostParam = p.storage == Storage::None;
         bool dynamic = false;
         unsigned rank = p.type.kind == TypeRef::Kind::RankedSpan ? p.type.rank : p.type.dims.size();
+        if (rank == 0)
+          report(p.type.range, DiagKind::err_empty_shape, name.empty() ? std::string("a parameter") : "`" + name.str() + "`",
+                 tokenKindSpelling(p.type.elem));
         for (unsigned d = 0; d < rank; ++d) {
           const Expr* dim = p.type.kind == TypeRef::Kind::Spanned ? p.type.dims[d] : nullptr;
           if (!dim || llvm::isa<DynamicDimExpr>(dim)) {
@@ -662,6 +668,7 @@ void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
   for (const Declarator& decl : d->decls) {
     if ((storage == Storage::Shared || storage == Storage::Local) && !inParallel)
       report(decl.range, DiagKind::err_storage_outside_parallel, storageName(storage), decl.name);
+    if (shape->empty()) report(decl.range, DiagKind::err_empty_shape, "`" + decl.name.str() + "`", tokenKindSpelling(d->elem));
     for (size_t i = 0; i < shape->size(); ++i) {
       std::optional<std::int64_t> c = sym::constantValue((*shape)[i]);
       if (c && *c <= 0) report(d->range(), DiagKind::err_buffer_dim_not_positive, i, decl.name, *c);

@@ -126,6 +126,8 @@ class Checker {
                     const ast::MethodExpr* at);
   Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);
   Type checkSpanAs(const ast::MethodExpr* m, const Type& base);
+  std::optional<const SymExpr*> contiguousWindowOffset(const ast::MethodExpr* m, const Type& base);
+  bool isWholeReshape(const Type& base);
   Type checkSqueeze(const ast::MethodExpr* m, const Type& base);
   Type makeView(const Type& base, SymList extents, SymList origin, SymList stride);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SMLoc.h>
@@ -48,18 +49,22 @@ llvm::StringRef typeKindName(TypeKind k);
 
 /// How a view selects elements of the buffer it was made from: element
 /// `(i0, i1, ...)` of the view is element `origin[d] + i[d] * stride[d]` of
-/// `base`. After `span_as` the view is a row-major reshape of the contiguous
-/// elements starting at linear offset `linearOffset` of the base.
+/// `base`. After `span_as` (`reshaped`) the data is a row-major array of
+/// shape `reshapedShape` made of the contiguous elements that start at linear
+/// offset `linearOffset` (null: 0) of the base; `origin` and `stride` are then
+/// empty, or those of a window of that array, in its coordinates.
 ///
-/// `origin` and `stride` have one entry per dimension of the base buffer;
-/// `dimMap[i]` is the base dimension that view dimension `i` walks (empty
-/// means the identity; `.sqz()` drops dimensions from it).
+/// `origin` and `stride` have one entry per dimension of the base buffer (of
+/// `reshapedShape` after `span_as`); `dimMap[i]` is the base dimension that
+/// view dimension `i` walks (empty means the identity; `.sqz()` drops
+/// dimensions from it).
 struct ViewInfo {
   const struct Symbol* base = nullptr;
   SymList origin;
   SymList stride;
   llvm::SmallVector<unsigned, 4> dimMap;
   bool reshaped = false;
+  SymList reshapedShape;
   const SymExpr* linearOffset = nullptr;
 };
 
@@ -180,6 +185,9 @@ class SemaResult {
   /// The level each parallel statement got after inference.
   llvm::DenseMap<const ast::ParallelStmt*, std::vector<ast::ParallelLevel>> parallelLevels;
   std::vector<FunctionInfo> functions;
+  /// Buffers, parameters and futures whose data some `span_as` reshapes:
+  /// their rows must be laid out without padding.
+  llvm::DenseSet<const Symbol*> reshapedBuffers;
 
   const Type* typeOf(const ast::Expr* e) const {
     auto it = exprTypes.find(e);

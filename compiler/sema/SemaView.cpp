@@ -28,7 +28,9 @@ Type Checker::makeView(const Type& base, SymList extents, SymList origin, SymLis
   t.buffer = base.buffer;
   t.shape = std::move(extents);
   auto view = std::make_shared<ViewInfo>();
-  if (base.view && !base.view->reshaped) {
+  // A view of a view is one view of the same elements; after `span_as`,
+  // in the coordinates of the reshaped array.
+  if (base.view && !(base.view->reshaped && base.view->origin.empty())) {
     *view = *base.view;
     for (size_t d = 0; d < origin.size(); ++d) {
       unsigned r = base.view->dimMap.empty() ? static_cast<unsigned>(d) : base.view->dimMap[d];
@@ -42,7 +44,11 @@ Type Checker::makeView(const Type& base, SymList extents, SymList origin, SymLis
     view->stride = std::move(stride);
     if (base.view) {
       view->reshaped = true;
+      view->reshapedShape = base.view->reshapedShape;
       view->linearOffset = base.view->linearOffset;
+    } else if (isWholeReshape(base)) {
+      view->reshaped = true;
+      view->reshapedShape = base.shape;
     }
   }
   t.view = std::move(view);
@@ -410,24 +416,86 @@ Type Checker::checkSpanAs(const MethodExpr* m, const Type& base) {
            sym::print(after));
     return Type::error();
   }
-  if (base.view && !base.view->reshaped) {
+  const SymExpr* offset = base.view ? base.view->linearOffset : nullptr;
+  if (base.view && !base.view->origin.empty()) {
     for (const SymExpr* s : base.view->stride) {
       if (sym().proveEQ(s, sym().constant(1)) != Truth::True) {
         report(m->range(), DiagKind::err_span_as_non_contiguous, exprText(m->base));
         return Type::error();
       }
     }
+    std::optional<const SymExpr*> windowOffset = contiguousWindowOffset(m, base);
+    if (!windowOffset) return Type::error();
+    offset = offset ? sym().add(offset, *windowOffset) : *windowOffset;
   }
+  if (base.buffer) result_.reshapedBuffers.insert(base.buffer);
   Type t = base;
   t.shape = shape;
   if (base.view) {
     auto view = std::make_shared<ViewInfo>(*base.view);
     view->reshaped = true;
+    view->reshapedShape = shape;
+    view->linearOffset = offset;
     view->origin.clear();
     view->stride.clear();
+    view->dimMap.clear();
     t.view = view;
   }
   return t;
+}
+
+/// Whether `base`, which is no view, is a whole buffer in a shape that
+/// `span_as` gave it (a window of it is in the coordinates of that shape).
+bool Checker::isWholeReshape(const Type& base) {
+  if (!base.buffer || !result_.reshapedBuffers.count(base.buffer)) return false;
+  const SymList& own = base.buffer->type.shape;
+  if (own.size() != base.shape.size()) return true;
+  for (size_t d = 0; d < own.size(); ++d)
+    if (sym().proveEQ(own[d], base.shape[d]) != Truth::True) return true;
+  return false;
+}
+
+/// The linear offset of the first element of the unit-stride window `base`
+/// in the row-major array it is a window of (the buffer, or the reshaped
+/// array of an earlier `span_as`), when the window's elements are contiguous
+/// there: dimensions of extent 1, then one dimension of any extent, then
+/// dimensions that the window covers whole. Reports and returns nothing
+/// otherwise.
+std::optional<const SymExpr*> Checker::contiguousWindowOffset(const MethodExpr* m, const Type& base) {
+  const ViewInfo& view = *base.view;
+  const SymList& arrayShape = view.reshaped ? view.reshapedShape : view.base->type.shape;
+  const size_t rank = view.origin.size();
+  if (arrayShape.size() != rank) {
+    report(m->range(), DiagKind::err_span_as_non_contiguous, exprText(m->base));
+    return std::nullopt;
+  }
+  // The window's extent along each dimension of the array: the walked
+  // dimensions in order, 1 along the dropped ones.
+  SymList extent(rank, sym().constant(1));
+  for (size_t i = 0; i < base.rank(); ++i) {
+    unsigned d = view.dimMap.empty() ? static_cast<unsigned>(i) : view.dimMap[i];
+    if (d >= rank || (i > 0 && !view.dimMap.empty() && d <= view.dimMap[i - 1])) {
+      report(m->range(), DiagKind::err_span_as_non_contiguous, exprText(m->base));
+      return std::nullopt;
+    }
+    extent[d] = base.shape[i];
+  }
+  size_t first = 0;
+  while (first + 1 < rank && sym().proveEQ(extent[first], sym().constant(1)) == Truth::True) ++first;
+  for (size_t d = first + 1; d < rank; ++d) {
+    if (sym().proveEQ(extent[d], arrayShape[d]) != Truth::True) {
+      report(m->range(), DiagKind::err_span_as_partial_rows, exprText(m->base), d, sym::print(extent[d]),
+             sym::print(arrayShape[d]));
+      return std::nullopt;
+    }
+  }
+  const SymExpr* offset = sym().constant(0);
+  const SymExpr* stride = sym().constant(1);
+  for (size_t d = rank; d-- > 0;) {
+    offset = sym().add(offset, sym().mul(view.origin[d], stride));
+    stride = sym().mul(stride, arrayShape[d]);
+  }
+  return offset;
 }
 
 Type Checker::checkSqueeze(const MethodExpr* m, const Type& base) {

@@ -6,9 +6,12 @@
 # check that exactly that kernel is recompiled. A second configuration adds
 # croqc's source tree with add_subdirectory() instead (-DCROQC_SOURCE_DIR),
 # with CROQC_EXECUTABLE naming BUILD_DIR's croqc so that the compiler is not
-# built twice, and builds and runs the same consumer.
+# built twice, and builds and runs the same consumer. --subdir-compiler adds a
+# third configuration that leaves CROQC_EXECUTABLE unset, so that the
+# consumer's build compiles croqc itself before its kernels (minutes: the
+# whole compiler).
 #
-#   test/cmake/run.sh [--build-dir=DIR] [--junit=FILE] [--keep]
+#   test/cmake/run.sh [--build-dir=DIR] [--junit=FILE] [--keep] [--subdir-compiler]
 #
 # Each step is a test case of the JUnit file; the exit status is 0 when all
 # pass. The consumer is copied to a temporary directory, so the source tree
@@ -18,11 +21,13 @@ set -uo pipefail
 build_dir=build
 junit=""
 keep=0
+subdir_compiler=0
 for arg in "$@"; do
   case "$arg" in
     --build-dir=*) build_dir=${arg#--build-dir=} ;;
     --junit=*) junit=${arg#--junit=} ;;
     --keep) keep=1 ;;
+    --subdir-compiler) subdir_compiler=1 ;;
     *) echo "run.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -78,6 +83,20 @@ step subdir-build cmake --build "$work/subdir-build"
 step subdir-run bash -c "'$work/subdir-build/consumer' | grep -x 'PASS (saxpy 1000 elements, row_sum 7 rows, scale.h version 1)'"
 
 tests=10
+if [ "$subdir_compiler" = 1 ]; then
+  # The compiler built by the consumer's build: croqc's sources are compiled,
+  # then croqc generates the kernels.
+  cp -r "$here/consumer" "$work/full-src"
+  step full-configure cmake -S "$work/full-src" -B "$work/full-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCROQC_SOURCE_DIR="$root" -DKERNEL_KIND=cpu
+  full_build() {
+    cmake --build "$work/full-build" | tee "$work/full-build.out"
+    grep -q 'Linking CXX executable croqc/tools/croqc/croqc' "$work/full-build.out"
+  }
+  step full-build full_build
+  step full-run bash -c "'$work/full-build/consumer' | grep -x 'PASS (saxpy 1000 elements, row_sum 7 rows, scale.h version 1)'"
+  tests=$((tests + 3))
+fi
 if [ -n "$junit" ]; then
   printf '<testsuite name="cmake" tests="%d" failures="%d">%s</testsuite>\n' "$tests" "$failures" "$cases" > "$junit"
 fi
