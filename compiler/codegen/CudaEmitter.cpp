@@ -615,6 +615,13 @@ class Emitter {
                    .str());
           break;
         case HostStmt::Kind::Return: {
+          if (!h.buffer) {
+            // A scalar: after the work on the wrapper's stream, if any
+            // (copies back to host parameters included).
+            if (!h.stream.empty()) line(llvm::formatv("CROQ_CUDA_CHECK(cudaStreamSynchronize({0}));", h.stream).str());
+            line("return " + h.text + ";");
+            break;
+          }
           std::string dims;
           for (size_t i = 0; i < h.buffer->shape.size(); ++i) dims += (i ? ", " : "") + printExpr(h.buffer->shape[i]);
           line(llvm::formatv("auto result_ = croq::make_spandata<{0}>({1});", cxxElementType(h.buffer->elem), dims)

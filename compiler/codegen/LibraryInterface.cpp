@@ -36,6 +36,9 @@ struct Entry {
   std::vector<EntryParam> params;
   /// The wrapper returns data that the entry copies to `result`.
   bool returnsData = false;
+  /// The C type of the scalar the wrapper returns and the entry stores to
+  /// `*result` (empty: none).
+  std::string returnsScalar;
   std::string resultDoc;
   /// The caller's stream is a parameter of the function itself.
   bool ownStream = false;
@@ -137,6 +140,14 @@ std::optional<Entry> describeEntry(const kir::Function& f, const sema::FunctionI
     e.returnsData = true;
     e.resultDoc = "result: " + describeData(rt, dims) + ", host memory the caller allocates";
     e.params.push_back({"void* result", "", e.resultDoc});
+  } else if (rt.kind == sema::TypeKind::Element || rt.kind == sema::TypeKind::Int ||
+             rt.kind == sema::TypeKind::Bool) {
+    std::string c = rt.kind == sema::TypeKind::Element ? cScalarType(rt.elem)
+                    : rt.kind == sema::TypeKind::Bool  ? "bool"
+                                                       : "int";
+    e.returnsScalar = c;
+    e.resultDoc = "result: the returned " + (rt.kind == sema::TypeKind::Element ? tokenKindSpelling(rt.elem).str() : c);
+    e.params.push_back({c + "* result", "", e.resultDoc});
   }
   for (EntryParam& p : dimParams) e.params.push_back(std::move(p));
   if (!e.ownStream)
@@ -227,6 +238,12 @@ bool emitLibraryEntries(const kir::Module& module, const sema::SemaResult& sema,
     if (e.returnsData) {
       os << "  auto result_ = " << e.function->name << "(" << args << ");\n"
          << "  std::memcpy(result, result_.data(), result_.bytes());\n";
+    } else if (!e.returnsScalar.empty()) {
+      // Narrow floats reach C as float (cScalarType).
+      std::string call = e.function->name + "(" + args + ")";
+      os << "  *result = "
+         << (e.returnsScalar == "float" ? "croq::to_f32(" + call + ")" : "static_cast<" + e.returnsScalar + ">(" + call + ")")
+         << ";\n";
     } else {
       os << "  " << e.function->name << "(" << args << ");\n";
     }

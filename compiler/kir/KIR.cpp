@@ -481,7 +481,9 @@ class KirPrinter {
           os_ << "launch " << h.kernel->name << " on " << h.stream << (h.async ? " async" : "");
           break;
         case HostStmt::Kind::CopyOut: os_ << "copy-out " << h.buffer->name << " -> " << h.from << " on " << h.stream; break;
-        case HostStmt::Kind::Return: os_ << "return " << h.buffer->name << " on " << h.stream; break;
+        case HostStmt::Kind::Return:
+          os_ << "return " << (h.buffer ? h.buffer->name : h.text) << " on " << h.stream;
+          break;
         case HostStmt::Kind::Raw: os_ << "host " << h.text; break;
         case HostStmt::Kind::Code: break;
         case HostStmt::Kind::StreamWait: os_ << "stream-wait " << h.text << " for " << h.from; break;

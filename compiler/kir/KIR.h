@@ -365,7 +365,7 @@ struct HostStmt {
     AllocDevice, // buffer; from: host view to copy in, or text: the value of every element
     Launch,      // kernel
     CopyOut,     // buffer -> host view `from`
-    Return,      // buffer (device) -> a new host spanned_data
+    Return,      // buffer (device) -> a new host spanned_data; or text: a scalar, after the work on `stream`
     Raw,         // text
     Code,        // code: scalar statements (integers, conditions, loops, print) run on the host
     StreamWait,  // stream `text` waits for the work enqueued so far on stream `from`

@@ -503,9 +503,7 @@ void Lowerer::lowerScalarDecl(const ScalarDeclStmt* d) {
     if (!decl.arrayDims.empty()) {
       unreachable("an array of scalars (the parser reads no array dimensions after a scalar declarator)");
     }
-    kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
-                        : sym->type.kind == sema::TypeKind::Bool  ? kir::ScalarType::boolean()
-                                                                  : kir::ScalarType::integer();
+    kir::ScalarType t = scalarTypeOf(sym->type);
     // A declaration that shadows a name of an enclosing scope (`int a = a +
     // 7;` in a function with a parameter `a`) gets a name of its own: in C++
     // the new `a` would be in scope in its own initialiser, or clash with
@@ -618,9 +616,7 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
     }
     if (t.kind == sema::TypeKind::Int || t.kind == sema::TypeKind::Element || t.kind == sema::TypeKind::Bool ||
         t.kind == sema::TypeKind::Bounded) {
-      kir::ScalarType st = t.kind == sema::TypeKind::Element ? kir::ScalarType::element(t.elem)
-                           : t.kind == sema::TypeKind::Bool  ? kir::ScalarType::boolean()
-                                                             : kir::ScalarType::integer();
+      kir::ScalarType st = scalarTypeOf(t);
       std::string name = fresh(sym->name);
       Stmt* let = emit(StmtKind::Let, a->loc());
       let->var = name;

@@ -44,10 +44,8 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
         llvm::formatv("croq::spanned_data<{0}, {1}>", kir::cxxElementType(rt.elem), rt.shape.size()).str();
   else if (rt.kind == sema::TypeKind::Void || rt.isError())
     function_->returnType = "void";
-  else {
-    unsupported(DiagKind::err_unsupported_scalar_return, fn.range());
-    return;
-  }
+  else
+    function_->returnType = kir::cxxTypeName(scalarTypeOf(rt));
 
   auto hostStmt = [&](kir::HostStmt::Kind k, std::string text, std::string message = {}) -> kir::HostStmt& {
     kir::HostStmt h;
@@ -226,6 +224,23 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
     case NodeKind::ReturnStmt: {
       const auto* r = llvm::cast<ReturnStmt>(s);
       if (!r->value) return;
+      const sema::Type& rt = functionInfo_->returnType;
+      if (rt.kind != sema::TypeKind::Data) {
+        // A scalar the host computed: returned once the work before it
+        // (kernels, copies back to host parameters) is done.
+        host_ = true;
+        const Expr* value = lowerExpr(r->value);
+        host_ = false;
+        if (!value) return;
+        bool deviceWork = llvm::any_of(function_->wrapper, [](const kir::HostStmt& h) {
+          return h.kind == kir::HostStmt::Kind::Launch || h.kind == kir::HostStmt::Kind::AllocDevice;
+        });
+        if (deviceWork) orderAfterPreviousWork(function_->stream, r->loc());
+        kir::HostStmt& ret = host(kir::HostStmt::Kind::Return);
+        ret.text = kir::printExpr(m().convert(value, scalarTypeOf(rt)));
+        if (deviceWork) ret.stream = function_->stream;
+        return;
+      }
       const sema::Symbol* sym = rootSymbol(r->value, nullptr);
       const kir::Buffer* b = sym ? bufferFor(sym) : nullptr;
       if (!b || b->space != kir::Space::Global) {

@@ -28,6 +28,14 @@ using kir::StmtKind;
 /// `inthreads`, and both branches of `if`.
 void forEachStmt(const ast::Stmt* s, llvm::function_ref<void(const ast::Stmt*)> f);
 
+/// The KIR type of a scalar sema type: an element type, bool, or int (every
+/// integral kind).
+inline kir::ScalarType scalarTypeOf(const sema::Type& t) {
+  if (t.kind == sema::TypeKind::Element) return kir::ScalarType::element(t.elem);
+  if (t.kind == sema::TypeKind::Bool) return kir::ScalarType::boolean();
+  return kir::ScalarType::integer();
+}
+
 /// One level of thread mapping inside a kernel: which threads form one
 /// instance of the level (`span` consecutive thread ids) and how many
 /// threads the enclosing level has (`parentSpan`).

@@ -201,7 +201,7 @@ void Checker::checkFunction(const CoFunction& fn) {
     info.returnType = t;
   } else if (fn.returnType.kind == TypeRef::Kind::Void || fn.returnType.kind == TypeRef::Kind::Auto) {
     info.returnType = Type::simple(fn.returnType.kind == TypeRef::Kind::Void ? TypeKind::Void : TypeKind::Error);
-  } else if (!target_.isGpu && fn.returnType.kind != TypeRef::Kind::Stream) {
+  } else if (fn.returnType.kind != TypeRef::Kind::Stream) {
     info.returnType = Type::simple(fn.returnType.kind == TypeRef::Kind::Int    ? TypeKind::Int
                                    : fn.returnType.kind == TypeRef::Kind::Bool ? TypeKind::Bool
                                                                                : TypeKind::Element);
@@ -940,8 +940,7 @@ void Checker::checkReturn(const ReturnStmt* r) {
   Type t = check(r->value);
   if (t.isError()) return;
   sawReturnValue_ = true;
-  // A scalar or stream return type was reported at the declaration, except
-  // for a scalar on the CPU target.
+  // A stream return type was reported at the declaration.
   if (declared.kind != TypeRef::Kind::Spanned && declared.kind != TypeRef::Kind::Void &&
       declared.kind != TypeRef::Kind::Auto) {
     const Type& want = function_->returnType;
@@ -950,6 +949,18 @@ void Checker::checkReturn(const ReturnStmt* r) {
       report(r->value->range(), DiagKind::err_return_mismatch, printType(t), printType(want));
     else if (want.kind == TypeKind::Element)
       checkConversion(t, want.elem, r->value->range());
+    return;
+  }
+  // `auto`: a scalar the host computed (spec 7), or spanned data.
+  bool scalar = t.isIntegral() || t.kind == TypeKind::Bool || t.kind == TypeKind::Element;
+  if (scalar && declared.kind == TypeRef::Kind::Auto) {
+    Type result = Type::simple(t.kind == TypeKind::Bool ? TypeKind::Bool
+                               : t.kind == TypeKind::Element ? TypeKind::Element
+                                                             : TypeKind::Int);
+    result.elem = t.elem;
+    if (function_->returnType.isError()) function_->returnType = result;
+    else if (function_->returnType.kind != result.kind || function_->returnType.elem != result.elem)
+      report(r->value->range(), DiagKind::err_return_mismatch, printType(t), printType(function_->returnType));
     return;
   }
   if (t.kind != TypeKind::Data || t.view || t.storage == Storage::Shared || t.storage == Storage::Local) {
@@ -961,7 +972,10 @@ void Checker::checkReturn(const ReturnStmt* r) {
     return;
   }
   if (declared.kind == TypeRef::Kind::Auto) {
-    function_->returnType = t;
+    if (!function_->returnType.isError() && function_->returnType.kind != TypeKind::Data)
+      report(r->value->range(), DiagKind::err_return_mismatch, printType(t), printType(function_->returnType));
+    else
+      function_->returnType = t;
     return;
   }
   const Type& want = function_->returnType;
