@@ -212,7 +212,7 @@ void Checker::checkFunction(const CoFunction& fn) {
   }
   checkCompound(fn.body);
   if (fn.returnType.kind == TypeRef::Kind::Auto && !sawReturnValue_)
-    report(fn.returnType.range, DiagKind::err_auto_without_return, fn.name);
+    report(fn.returnType.range, DiagKind::warn_auto_without_return, fn.name);
   finishFutures();
   popScope();
   function_ = nullptr;
@@ -739,6 +739,7 @@ void Checker::checkMdspanDecl(const MdspanDeclStmt* d) {
   Type t = Type::simple(TypeKind::Mdspan);
   if (init.kind == TypeKind::Mdspan) {
     t = init;
+    if (t.shape.empty()) report(d->init->range(), DiagKind::err_empty_mdspan, d->name);
   } else if (init.isIntegral()) {
     t.shape = {valueOf(d->init)};
   } else if (!init.isError()) {
@@ -794,7 +795,9 @@ void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind) {
   if (!b.elements.empty()) {
     if (b.elements.size() != extents->size() && !extents->empty())
       report(b.range, DiagKind::err_with_count, b.elements.size(), extents->size());
-    if (!b.name.empty()) {
+    if (b.name == "_") {
+      report(b.range, DiagKind::err_wildcard_binding);
+    } else if (!b.name.empty()) {
       Type t = Type::simple(TypeKind::BoundedTuple);
       t.shape = *extents;
       declare(b.name, b.range.Start, kind, t, false);
@@ -842,6 +845,10 @@ void Checker::checkForeach(const ForeachStmt* f) {
       size_t first = result_.allSymbols.size();
       bindIteration(b, Symbol::Kind::IterVar);
       for (size_t i = first; i < result_.allSymbols.size(); ++i) result_.declarations[f].push_back(result_.allSymbols[i]);
+      continue;
+    }
+    if (b.name == "_") {
+      report(b.range, DiagKind::err_wildcard_binding);
       continue;
     }
     Symbol* v = lookup(b.name);
