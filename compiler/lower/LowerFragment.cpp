@@ -180,8 +180,20 @@ void Lowerer::lowerFragDecl(const FragDeclStmt* d) {
     const sema::Symbol* sym = decls->second[i];
     if (d->dims.empty()) {
       // `frag.s32 mc[1][2] {0};`: MMA accumulators whose shape comes from use.
-      unsupported(DiagKind::err_unsupported_frag_accumulator, d->decls[i].range, tokenKindSpelling(d->elem));
-      failed_.insert(sym);
+      kir::Fragment* f = wgmma_ ? nullptr : makeWarpAccumulator(sym, d->elem, d);
+      if (!f) {
+        if (wgmma_) unsupported(DiagKind::err_unsupported_frag_accumulator, d->decls[i].range, tokenKindSpelling(d->elem));
+        failed_.insert(sym);
+        continue;
+      }
+      if (const ast::Expr* init = d->decls[i].init) {
+        const auto* tuple = llvm::dyn_cast<ItupleExpr>(init);
+        if (tuple && tuple->elements.size() != 1) {
+          unsupported(DiagKind::err_unsupported_fragment_multi_init, init->range());
+          continue;
+        }
+        emitFillAll(f, lowerExpr(tuple ? tuple->elements[0] : init), d->loc());
+      }
       continue;
     }
     if (!d->decls[i].arrayDims.empty()) {

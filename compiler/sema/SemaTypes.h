@@ -180,6 +180,9 @@ class SemaResult {
   /// The level each parallel statement got after inference.
   llvm::DenseMap<const ast::ParallelStmt*, std::vector<ast::ParallelLevel>> parallelLevels;
   std::vector<FunctionInfo> functions;
+  /// The hardware atom (an MmaAtoms.def row) each legal warp or warpgroup
+  /// MMA execution tiles onto (target::selectMma's choice).
+  llvm::DenseMap<const ast::MmaExecStmt*, unsigned> mmaAtoms;
 
   const Type* typeOf(const ast::Expr* e) const {
     auto it = exprTypes.find(e);
