@@ -62,6 +62,13 @@ kir::Fragment* Lowerer::accumulatorOf(const ast::Expr* e) {
 }
 
 bool Lowerer::checkAccumulatorElements(const kir::Fragment& f, llvm::SMRange where, llvm::StringRef what) {
+  // The element functions of layoutOf are those of the m16n8 atoms.
+  if (!f.warpgroup && (!f.defaultAtom() || !f.arrayDims.empty())) {
+    unsupported(DiagKind::err_unsupported_acc_elements_atom, where, what,
+                f.arrayDims.empty() ? "the m" + std::to_string(f.atomM) + "n8k" + std::to_string(f.atomK) + " atom"
+                                    : std::string("an accumulator array"));
+    return false;
+  }
   if (f.accType == TokenKind::ty_f32) return true;
   unsupported(DiagKind::err_unsupported_acc_elements_f16, where, what);
   return false;

@@ -376,8 +376,18 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   kir::Fragment* a = operand(s->a, kir::FragRole::A, !s->rowA);
   kir::Fragment* b = operand(s->b, kir::FragRole::B, !s->rowB);
   if (!a || !b) return;
-  if (a->rows != c->rows || b->rows != c->cols || a->cols != b->cols || a->atomM != c->atomM ||
-      a->atomKBytes != b->atomKBytes) {
+  // A fragment that MMAs of different atoms read or accumulate into holds
+  // the layout of one of them only (the m16 atoms share the accumulator's).
+  auto shape = [](const kir::Fragment* f) {
+    return "m" + std::to_string(f->atomM) + "n8k" + std::to_string(f->atomK);
+  };
+  bool operandsAgree = a->atomM == b->atomM && a->atomKBytes == b->atomKBytes;
+  bool accAgrees = a->atomM == c->atomM && a->accElements() == c->accElements();
+  if (!operandsAgree || !accAgrees) {
+    unsupported(DiagKind::err_unsupported_warp_mma_mixed_atoms, s->range(), shape(accAgrees ? b : c), shape(a));
+    return;
+  }
+  if (a->rows != c->rows || b->rows != c->cols || a->cols != b->cols) {
     unreachable("a warp MMA whose operand tiles do not match its accumulator");
   }
   if (a->inType != b->inType) return;
