@@ -110,7 +110,8 @@ kir::Fragment* Lowerer::makeWarpAccumulator(const sema::Symbol* sym, TokenKind e
   if (!setWarpAtom(f, use ? use->atom : nullptr, TokenKind::eof)) {
     const target::MmaAtom* atom = use ? use->atom : nullptr;
     unsupported(DiagKind::err_unsupported_warp_mma_atom, s->range(),
-                atom ? "`mma.sync." + target::formatMmaShape(atom->m, atom->n.min(), atom->k) + "` on " +
+                atom ? "`" + target::mmaInstrName(atom->instr, atom->sparse).str() + "." +
+                           target::formatMmaShape(atom->m, atom->n.min(), atom->k) + "` on " +
                            target::describeTypeSet(atom->aTypes)
                      : std::string("of its operands"));
     return nullptr;

@@ -283,6 +283,13 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       hint = "compile with `--arch=" + needed + "`" + (wgmma ? ", or use `: group` (warp) MMAs" : " or a newer `--arch`");
       break;
     }
+    case target::MmaFailure::KNotMultiple:
+      if (warpgroup) {
+        where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
+        hint = "tile K by a multiple of " + std::to_string(sel.instrK);
+        break;
+      }
+      [[fallthrough]];
     case target::MmaFailure::MNotMultiple:
     case target::MmaFailure::NNotMultiple:
       where = "by one warp: no mma.sync shape of these types (" + target::describeWarpAtoms(query, *target_.info) +
@@ -299,16 +306,6 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       where = "by one warpgroup: WGMMA N must be " +
               (sel.atom ? target::describeNSet(sel.atom->n) : std::string("a multiple of 8 from 8 to 256"));
       hint = "use an N tile such as 64, 128 or 256";
-      break;
-    case target::MmaFailure::KNotMultiple:
-      if (!warpgroup) {
-        where = "by one warp: no mma.sync shape of these types (" + target::describeWarpAtoms(query, *target_.info) +
-                ") divides it";
-        hint = "warp tiles are split into such atoms; use M, N and K multiples of one of them";
-        break;
-      }
-      where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
-      hint = "tile K by a multiple of " + std::to_string(sel.instrK);
       break;
     case target::MmaFailure::OperandSource: {
       where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
