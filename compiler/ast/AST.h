@@ -612,6 +612,9 @@ class MmaFillStmt : public Stmt {
   Expr* target = nullptr;   // re-initialisation form
   TokenKind elem = TokenKind::eof;
   Expr* value;
+  /// Written `frag name[i]... {v};`: declares the accumulator array `name`
+  /// when no such name is in scope (spec 13.10), else re-initialises it.
+  bool fragSyntax = false;
 };
 
 /// `ma = mma.load[.frag][.swiz<N>][.async] SRC;` or `mma.load SRC, frag;`.

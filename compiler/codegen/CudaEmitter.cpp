@@ -119,12 +119,27 @@ class Emitter {
   }
 
   static std::string fragType(const Fragment& f) {
+    std::string atom = f.defaultAtom() ? "" : llvm::formatv("_t<{0}, {1}>", f.atomM, f.atomKBytes).str();
     switch (f.role) {
-      case FragRole::A: return "croq::mma::frag_a";
-      case FragRole::B: return "croq::mma::frag_b";
-      case FragRole::C: return f.accType == TokenKind::ty_f16 ? "croq::mma::frag_c<croq::f16>" : "croq::mma::frag_c<float>";
+      case FragRole::A: return "croq::mma::frag_a" + atom;
+      case FragRole::B: return "croq::mma::frag_b" + atom;
+      case FragRole::C: {
+        std::string acc = f.accType == TokenKind::ty_f16   ? "croq::f16"
+                          : f.accType == TokenKind::ty_s32 ? "croq::s32"
+                                                           : "float";
+        std::int64_t e = f.accElements();
+        return "croq::mma::frag_c<" + acc + (e == 4 ? "" : ", " + std::to_string(e)) + ">";
+      }
     }
     return "";
+  }
+
+  /// The fragment a statement uses: `frag`, or `frag[a][b]` of an
+  /// accumulator array.
+  std::string fragRef(const Stmt* s) {
+    std::string r = s->frag->name;
+    for (const Expr* i : s->fragIndex) r += "[" + printExpr(i) + "]";
+    return r;
   }
 
   // An accumulator of asynchronous WGMMAs is read or rewritten only after
@@ -275,7 +290,13 @@ class Emitter {
                    .str());
           return;
         }
-        line(llvm::formatv("{0} {1}[{2}][{3}];", fragType(*s->frag), s->frag->name, s->frag->rows, s->frag->cols).str());
+        {
+          std::string dims;
+          for (std::int64_t d : s->frag->arrayDims) dims += "[" + std::to_string(d) + "]";
+          line(llvm::formatv("{0} {1}{2}[{3}][{4}];", fragType(*s->frag), s->frag->name, dims, s->frag->rows,
+                             s->frag->cols)
+                   .str());
+        }
         return;
       case StmtKind::FragFill:
         if (s->frag->warpgroup) {
@@ -286,7 +307,12 @@ class Emitter {
                      .str());
           return;
         }
-        line("croq::mma::fill(" + s->frag->name + ", " + printExpr(s->value) + ");");
+        line("croq::mma::fill(" + fragRef(s) + ", " + printExpr(s->value) + ");");
+        return;
+      case StmtKind::FragUpdate:
+        line(llvm::formatv("croq::mma::update({0}, [&](auto x) {{ return x {1} ({2}); });", fragRef(s),
+                           s->op, printExpr(s->value))
+                 .str());
         return;
       case StmtKind::TmaLoad: {
         const Tile& d = s->dst;
@@ -387,7 +413,7 @@ class Emitter {
       case StmtKind::AtomLoad: {
         const Fragment& f = *s->frag;
         const Tile& t = s->src;
-        std::string target = f.name + "[" + printExpr(s->i) + "][" + printExpr(s->j) + "]";
+        std::string target = fragRef(s) + "[" + printExpr(s->i) + "][" + printExpr(s->j) + "]";
         std::string trans = s->transposed ? "true" : "false";
         // Warpgroup A atoms (RS mode): every warp loads its 16-row slab.
         std::string ns = f.warpgroup ? "croq::wgmma" : "croq::mma";
@@ -404,7 +430,8 @@ class Emitter {
           }
           return;
         }
-        line(llvm::formatv("{0}::load_{1}({2}, {3}, {4}, {5}, {6}, {7});", ns, f.role == FragRole::A ? "a" : "b",
+        line(llvm::formatv("{0}::load_{1}({2}, {3}, {4}, {5}, {6}, {7});", ns,
+                           f.role == FragRole::A ? "a" : f.role == FragRole::B ? "b" : "c",
                            target, ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]), validOf(t, 0),
                            validOf(t, 1))
                  .str());
@@ -412,7 +439,7 @@ class Emitter {
       }
       case StmtKind::AtomMma:
         line(llvm::formatv("croq::mma::mma<{0}>({1}[{2}][{3}], {4}[{2}][{5}], {6}[{3}][{5}]);",
-                           cxxElementType(s->frag->inType), s->frag->name, printExpr(s->i), printExpr(s->j),
+                           cxxElementType(s->frag->inType), fragRef(s), printExpr(s->i), printExpr(s->j),
                            s->fragA->name, printExpr(s->k), s->fragB->name)
                  .str());
         return;
@@ -426,7 +453,7 @@ class Emitter {
                    .str());
           return;
         }
-        line(llvm::formatv("croq::mma::store_c({0}[{1}][{2}], {3}, {4}, {5}, {6}, {7});", s->frag->name,
+        line(llvm::formatv("croq::mma::store_c({0}[{1}][{2}], {3}, {4}, {5}, {6}, {7});", fragRef(s),
                            printExpr(s->i), printExpr(s->j), ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]),
                            validOf(t, 0), validOf(t, 1))
                  .str());

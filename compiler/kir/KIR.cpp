@@ -511,6 +511,13 @@ class KirPrinter {
     os_ << "  }\n";
   }
 
+  /// `frag`, or `frag[a][b]` for an element of an accumulator array.
+  static std::string fragRef(const Stmt* s) {
+    std::string r = s->frag->name;
+    for (const Expr* i : s->fragIndex) r += "[" + printExpr(i) + "]";
+    return r;
+  }
+
   std::string tile(const Tile& t) {
     std::string s = t.buffer ? t.buffer->name : "?";
     s += "[" + printExpr(t.offset) + "]";
@@ -610,21 +617,27 @@ class KirPrinter {
         os_ << "fragment " << f->name << " : " << role << " " << tokenKindSpelling(f->inType);
         if (f->role == FragRole::C) os_ << " -> " << tokenKindSpelling(f->accType);
         os_ << " [" << f->logicalRows << ", " << f->logicalCols << "] atoms " << f->rows << "x" << f->cols
-            << (f->warpgroup ? " warpgroup" : "") << "\n";
+            << (f->warpgroup ? " warpgroup" : "");
+        if (!f->warpgroup && !f->defaultAtom()) os_ << " m" << f->atomM << "n8k" << f->atomK;
+        for (std::int64_t d : f->arrayDims) os_ << " [" << d << "]";
+        os_ << "\n";
         return;
       }
-      case StmtKind::FragFill: os_ << "fill " << s->frag->name << " = " << printExpr(s->value) << "\n"; return;
+      case StmtKind::FragFill: os_ << "fill " << fragRef(s) << " = " << printExpr(s->value) << "\n"; return;
+      case StmtKind::FragUpdate:
+        os_ << "frag.update " << fragRef(s) << " " << s->op << " " << printExpr(s->value) << "\n";
+        return;
       case StmtKind::FragStore:
         os_ << "frag.store " << printExpr(s->index) << " " << s->op << " " << printExpr(s->value) << "\n";
         return;
       case StmtKind::AtomLoad:
-        os_ << "atom.load " << s->frag->name << "[" << printExpr(s->i) << "][" << printExpr(s->j) << "]"
+        os_ << "atom.load " << fragRef(s) << "[" << printExpr(s->i) << "][" << printExpr(s->j) << "]"
             << (s->pairB ? "+pair" : "") << " <- " << tile(s->src) << (s->transposed ? " trans" : "")
             << (s->useLdmatrix ? " ldmatrix" : " elementwise") << "\n";
         return;
       case StmtKind::AtomMma:
-        os_ << "atom.mma m16n8k16 " << s->frag->name << "[" << printExpr(s->i) << "][" << printExpr(s->j)
-            << "] += " << s->fragA->name << "[" << printExpr(s->i) << "][" << printExpr(s->k) << "] * "
+        os_ << "atom.mma m" << s->frag->atomM << "n8k" << s->fragA->atomK << " " << fragRef(s) << "["
+            << printExpr(s->i) << "][" << printExpr(s->j) << "] += " << s->fragA->name << "[" << printExpr(s->i) << "][" << printExpr(s->k) << "] * "
             << s->fragB->name << "[" << printExpr(s->j) << "][" << printExpr(s->k) << "]\n";
         return;
       case StmtKind::TmaLoad:
@@ -655,7 +668,7 @@ class KirPrinter {
             << "\n";
         return;
       case StmtKind::AtomStore:
-        os_ << "atom.store " << tile(s->dst) << " <- " << s->frag->name << "[" << printExpr(s->i) << "]["
+        os_ << "atom.store " << tile(s->dst) << " <- " << fragRef(s) << "[" << printExpr(s->i) << "]["
             << printExpr(s->j) << "]\n";
         return;
       case StmtKind::AccScale:

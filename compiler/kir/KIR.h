@@ -211,6 +211,19 @@ struct Fragment {
   bool warpgroup = false;
   /// Asynchronous WGMMAs (`mma.wait<n>` in the kernel) accumulate into it.
   bool asyncUse = false;
+  /// Warp fragments: the mma.sync atom, M (16 or 8) x 8 x K with K
+  /// `atomKBytes` bytes of an operand row (32, 16, or 8 for m8n8k4); see
+  /// croq/device/mma_layout.h.
+  std::int64_t atomM = 16;
+  std::int64_t atomK = 16;
+  std::int64_t atomKBytes = 32;
+  /// An array of accumulators (`frag mc[2][3] {0.0};`): its dimensions; the
+  /// statements that use one element say which in `fragIndex`.
+  std::vector<std::int64_t> arrayDims;
+
+  bool defaultAtom() const { return atomM == 16 && atomKBytes == 32; }
+  /// Accumulator elements per lane and atom.
+  std::int64_t accElements() const { return atomKBytes == 8 ? 8 : atomM / 4; }
 };
 
 enum class StmtKind : std::uint8_t {
@@ -234,6 +247,7 @@ enum class StmtKind : std::uint8_t {
                   // warpgroup A fragment is 64 x 16, each warp loading its 16-row slab
   AtomMma,        // c[i][j] += a[i][k] * b[j][k]
   AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
+  FragUpdate,     // every element x of accumulator `frag` becomes x op value
   AccScale,       // frag[i] += fragB[i] * src[row] * value for each element of the 64-row
                   // warpgroup accumulator atom i (fragB: the K block's partial accumulator; rows
                   // of `src` past its valid extent scale by zero)
@@ -304,6 +318,9 @@ struct Stmt {
   const Fragment* frag = nullptr;
   const Fragment* fragA = nullptr;
   const Fragment* fragB = nullptr;
+  /// The element of an accumulator array `frag` the statement uses (empty:
+  /// the whole fragment).
+  std::vector<const Expr*> fragIndex;
   const Expr* i = nullptr;
   const Expr* j = nullptr;
   const Expr* k = nullptr;

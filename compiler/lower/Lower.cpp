@@ -630,6 +630,7 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
     unsupported(DiagKind::err_unsupported_binding_type, a->range(), sema::printType(t));
     return;
   }
+  if (lowerAccumulatorUpdate(a, op)) return;
   // `x = value` of a scalar variable.
   if (const auto* n = llvm::dyn_cast<NameExpr>(target)) {
     const sema::Symbol* sym = sema_.references.lookup(n);

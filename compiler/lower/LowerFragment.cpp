@@ -62,6 +62,13 @@ kir::Fragment* Lowerer::accumulatorOf(const ast::Expr* e) {
 }
 
 bool Lowerer::checkAccumulatorElements(const kir::Fragment& f, llvm::SMRange where, llvm::StringRef what) {
+  // The element functions of layoutOf are those of the m16n8 atoms.
+  if (!f.warpgroup && (!f.defaultAtom() || !f.arrayDims.empty())) {
+    unsupported(DiagKind::err_unsupported_acc_elements_atom, where, what,
+                f.arrayDims.empty() ? "the m" + std::to_string(f.atomM) + "n8k" + std::to_string(f.atomK) + " atom"
+                                    : std::string("an accumulator array"));
+    return false;
+  }
   if (f.accType == TokenKind::ty_f32) return true;
   unsupported(DiagKind::err_unsupported_acc_elements_f16, where, what);
   return false;
@@ -180,8 +187,20 @@ void Lowerer::lowerFragDecl(const FragDeclStmt* d) {
     const sema::Symbol* sym = decls->second[i];
     if (d->dims.empty()) {
       // `frag.s32 mc[1][2] {0};`: MMA accumulators whose shape comes from use.
-      unsupported(DiagKind::err_unsupported_frag_accumulator, d->decls[i].range, tokenKindSpelling(d->elem));
-      failed_.insert(sym);
+      kir::Fragment* f = wgmma_ ? nullptr : makeWarpAccumulator(sym, d->elem, d);
+      if (!f) {
+        if (wgmma_) unsupported(DiagKind::err_unsupported_frag_accumulator, d->decls[i].range, tokenKindSpelling(d->elem));
+        failed_.insert(sym);
+        continue;
+      }
+      if (const ast::Expr* init = d->decls[i].init) {
+        const auto* tuple = llvm::dyn_cast<ItupleExpr>(init);
+        if (tuple && tuple->elements.size() != 1) {
+          unsupported(DiagKind::err_unsupported_fragment_multi_init, init->range());
+          continue;
+        }
+        emitFillAll(f, lowerExpr(tuple ? tuple->elements[0] : init), d->loc());
+      }
       continue;
     }
     if (!d->decls[i].arrayDims.empty()) {

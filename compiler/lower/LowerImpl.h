@@ -50,6 +50,8 @@ struct LevelFrame {
 struct MmaOperandUse {
   kir::FragRole role;
   bool transposed;
+  /// The atom sema chose for the MMA that reads it (null: none recorded).
+  const target::MmaAtom* atom = nullptr;
 };
 
 class Lowerer {
@@ -207,21 +209,32 @@ class Lowerer {
   void lowerMmaExec(const ast::MmaExecStmt* s);
   void lowerMmaStore(const ast::MmaStoreStmt* s);
   kir::Fragment* fragmentFor(const ast::Expr* e);
+  /// The accumulator `e` names and, for an element `mc[i][j]` of an
+  /// accumulator array, its indices (lowered); null fragment when none.
+  kir::Fragment* accumulatorFor(const ast::Expr* e, std::vector<const Expr*>& index);
+  /// Sets the warp atom of `f` (operands of `elem`): `atom`, or without one
+  /// the Primary atom of the type on this target; false when lowering has
+  /// no pattern for it.
+  bool setWarpAtom(kir::Fragment* f, const target::MmaAtom* atom, TokenKind elem);
+  /// A warp accumulator for `sym` of `elem` (f16, f32 or s32), its atoms from
+  /// the MMA that uses it; null after reporting why not.
+  kir::Fragment* makeWarpAccumulator(const sema::Symbol* sym, TokenKind elem, const ast::Stmt* s);
+  void emitFillAll(kir::Fragment* f, const Expr* value, llvm::SMLoc loc);
+  /// `acc op= value` on every element of an accumulator.
+  bool lowerAccumulatorUpdate(const ast::AssignStmt* a, llvm::StringRef op);
   /// Binds `sym` to the new fragment `f` and declares it here.
   void declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::SMLoc loc);
   /// `mma.fill`: every element of `f` set to the statement's value.
-  void emitFill(kir::Fragment* f, const ast::MmaFillStmt* s);
+  Stmt* emitFill(kir::Fragment* f, const ast::MmaFillStmt* s);
   /// The fragment an `mma.fill`/`mma.load` binds (`result = ...`) or
   /// re-initialises (`target`).
   const sema::Symbol* mmaTarget(const ast::Stmt* s, llvm::StringRef result, const ast::Expr* target) const;
   void loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc);
+  /// `acc = mma.load C;`: the accumulator atoms read from `tile`.
+  void loadAccumulator(kir::Fragment* f, const kir::Tile& tile, llvm::SMLoc loc);
   /// How the MMAs of the current function read the fragment `sym` (null
   /// when none does).
   const MmaOperandUse* operandUse(const sema::Symbol* sym);
-  /// The K of the warp MMA atom of `elem` operands on this target (the
-  /// table's row with a lowering pattern, lower/MmaPatterns.h: 16 for
-  /// f16/bf16, 32 for 8-bit floats where the target has FP8 MMA), or none.
-  std::optional<std::int64_t> warpAtomK(TokenKind elem) const;
 
   // ---- Warpgroup MMA on sm_90a and the CPU target (LowerWgmma.cpp) ----
   /// Marks the shared buffers the kernel's warpgroup MMAs read through

@@ -1,14 +1,21 @@
-// The four-step MMA on a warp (`: group`) to `mma.sync.m16n8kK` atoms
-// (spec 13; seed kernel fragment layouts): K = 16 for f16/bf16 operands, 32
-// for f8_e4m3/f8_e5m2 on targets with FP8 MMA (sm_89 on), f32 accumulators.
+// The four-step MMA on a warp (`: group`) to `mma.sync` atoms (spec 13): the
+// atom of each MMA is the one sema chose (target::selectMma): m16n8k16 for
+// f16/bf16, m16n8k32 for s8/u8 and f8 (sm_89 on), m16n8k8 for tf32, or, for a
+// tile those do not divide, a smaller shape (m16n8k8 f16/bf16, m16n8k4
+// tf32, m16n8k16 and m8n8k16 s8/u8, m8n8k4 f16). Accumulators are f16, f32
+// or s32.
 //
-// A warp tile is split into atoms: the accumulator [M, N] into M/16 x N/8
-// 16x8 atoms, A [M, K] into M/16 x K/atomK atoms, B [N, K] into N/8 x
-// K/atomK atoms; `mma.row.row` issues one m16n8kK per (i, j, k). Operands
-// in shared memory with 16-byte aligned rows are read with ldmatrix (the
-// `.trans` form for A stored [K, M] and for B stored [K, N]); other operands
-// (global memory, partial tiles) are read element by element with the same
-// register layout, zero outside the valid region.
+// A warp tile is split into atoms: the accumulator [M, N] into M/atomM x N/8
+// atoms, A [M, K] into M/atomM x K/atomK atoms, B [N, K] into N/8 x K/atomK
+// atoms; `mma.row.row` issues one atom MMA per (i, j, k). Operands of the
+// m16 32-byte atoms in shared memory with 16-byte aligned rows are read
+// with ldmatrix (the `.trans` form for A stored [K, M] and for B stored
+// [K, N]); other operands (global memory, partial tiles, the smaller atoms)
+// are read element by element with the register layout of
+// croq/device/mma_layout.h, zero outside the valid region. An accumulator
+// may start from memory (`mc = mma.load C;`), be an element of an
+// accumulator array (`frag mc[2][3] {0.0};`, `mc[0][i]`), and be updated by a
+// scalar (`mc += bias;`).
 #include "lower/LowerImpl.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -23,39 +30,39 @@ using namespace ast;
 
 namespace {
 
-/// Records, for every fragment an MMA below `s` reads, its role and layout.
+/// The symbol an accumulator expression starts from (`mc` of `mc[0][i]`).
+const sema::Symbol* accumulatorSymbol(const ast::Expr* e, const sema::SemaResult& sema) {
+  while (const auto* sub = llvm::dyn_cast<SubscriptExpr>(e)) e = sub->base;
+  return sema.references.lookup(e);
+}
+
+/// Records, for every fragment an MMA below `s` reads or accumulates into,
+/// its role, layout and the atom sema chose for that MMA.
 void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
                      llvm::DenseMap<const sema::Symbol*, MmaOperandUse>& uses) {
-  if (!s) return;
-  switch (s->kind()) {
-    case NodeKind::CompoundStmt:
-      for (const ast::Stmt* c : llvm::cast<CompoundStmt>(s)->body) findOperandUses(c, sema, uses);
-      return;
-    case NodeKind::ParallelStmt: findOperandUses(llvm::cast<ParallelStmt>(s)->body, sema, uses); return;
-    case NodeKind::WithStmt: findOperandUses(llvm::cast<WithStmt>(s)->body, sema, uses); return;
-    case NodeKind::ForeachStmt: findOperandUses(llvm::cast<ForeachStmt>(s)->body, sema, uses); return;
-    case NodeKind::WhileStmt: findOperandUses(llvm::cast<WhileStmt>(s)->body, sema, uses); return;
-    case NodeKind::InthreadsStmt: findOperandUses(llvm::cast<InthreadsStmt>(s)->body, sema, uses); return;
-    case NodeKind::IfStmt:
-      findOperandUses(llvm::cast<IfStmt>(s)->then, sema, uses);
-      findOperandUses(llvm::cast<IfStmt>(s)->otherwise, sema, uses);
-      return;
-    case NodeKind::MmaExecStmt: {
-      const auto* e = llvm::cast<MmaExecStmt>(s);
-      if (const sema::Symbol* a = sema.references.lookup(e->a)) uses[a] = {kir::FragRole::A, !e->rowA};
-      if (const sema::Symbol* b = sema.references.lookup(e->b)) uses[b] = {kir::FragRole::B, !e->rowB};
-      return;
-    }
-    default: return;
-  }
+  forEachStmt(s, [&](const ast::Stmt* st) {
+    const auto* e = llvm::dyn_cast<MmaExecStmt>(st);
+    if (!e) return;
+    auto chosen = sema.mmaAtoms.find(e);
+    const target::MmaAtom* atom =
+        chosen == sema.mmaAtoms.end() ? nullptr : &target::mmaAtom(static_cast<target::MmaAtomId>(chosen->second));
+    if (const sema::Symbol* a = sema.references.lookup(e->a)) uses[a] = {kir::FragRole::A, !e->rowA, atom};
+    if (const sema::Symbol* b = sema.references.lookup(e->b)) uses[b] = {kir::FragRole::B, !e->rowB, atom};
+    if (const sema::Symbol* c = accumulatorSymbol(e->acc, sema)) uses[c] = {kir::FragRole::C, false, atom};
+  });
 }
 
 }  // namespace
 
-std::optional<std::int64_t> Lowerer::warpAtomK(TokenKind elem) const {
-  const target::MmaAtom* atom = loweredMmaAtom(target::MmaScope::Warp, elem, elem, std::nullopt, target_);
-  if (!atom) return std::nullopt;
-  return atom->k;
+bool Lowerer::setWarpAtom(kir::Fragment* f, const target::MmaAtom* atom, TokenKind elem) {
+  if (!atom) atom = loweredMmaAtom(target::MmaScope::Warp, elem, elem, std::nullopt, target_);
+  if (!atom || !llvm::is_contained(kWarpMmaPatterns, atom->id)) return false;
+  if (elem == TokenKind::eof || !atom->aTypes.contains(target::canonicalMmaOperandType(elem)))
+    elem = atom->aTypes.members().front();
+  f->atomM = atom->m;
+  f->atomK = atom->k;
+  f->atomKBytes = static_cast<std::int64_t>(atom->k) * target::elementBytes(elem);
+  return true;
 }
 
 void Lowerer::declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::SMLoc loc) {
@@ -63,47 +70,110 @@ void Lowerer::declareFragment(const sema::Symbol* sym, kir::Fragment* f, llvm::S
   emit(StmtKind::FragDecl, loc)->frag = f;
 }
 
-void Lowerer::emitFill(kir::Fragment* f, const ast::MmaFillStmt* s) {
+Stmt* Lowerer::emitFill(kir::Fragment* f, const ast::MmaFillStmt* s) {
   Stmt* fill = emit(StmtKind::FragFill, s->loc());
   fill->frag = f;
   fill->value = m().convert(lowerExpr(s->value), kir::ScalarType::element(TokenKind::ty_f32));
+  return fill;
+}
+
+void Lowerer::emitFillAll(kir::Fragment* f, const Expr* value, llvm::SMLoc loc) {
+  value = m().convert(value, kir::ScalarType::element(TokenKind::ty_f32));
+  std::int64_t count = 1;
+  for (std::int64_t d : f->arrayDims) count *= d;
+  for (std::int64_t n = 0; n < count; ++n) {
+    Stmt* fill = emit(StmtKind::FragFill, loc);
+    fill->frag = f;
+    std::int64_t rest = n;
+    for (size_t d = f->arrayDims.size(); d-- > 0;) {
+      fill->fragIndex.insert(fill->fragIndex.begin(), m().intc(rest % f->arrayDims[d]));
+      rest /= f->arrayDims[d];
+    }
+    fill->value = value;
+  }
+}
+
+kir::Fragment* Lowerer::makeWarpAccumulator(const sema::Symbol* sym, TokenKind elem, const ast::Stmt* s) {
+  const sema::Type& t = sym->type;
+  if (t.shape.size() != 2) {
+    unsupported(DiagKind::err_unsupported_acc_shape_unknown, s->range());
+    return nullptr;
+  }
+  if (elem != TokenKind::ty_f16 && elem != TokenKind::ty_f32 && elem != TokenKind::ty_s32 && elem != TokenKind::eof) {
+    unsupported(DiagKind::err_unsupported_acc_type, s->range(), tokenKindSpelling(elem));
+    return nullptr;
+  }
+  std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
+  std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
+  const MmaOperandUse* use = operandUse(sym);
+  auto* f = m().fragment();
+  if (!setWarpAtom(f, use ? use->atom : nullptr, TokenKind::eof)) {
+    const target::MmaAtom* atom = use ? use->atom : nullptr;
+    unsupported(DiagKind::err_unsupported_warp_mma_atom, s->range(),
+                atom ? "`" + target::mmaInstrName(atom->instr, atom->sparse).str() + "." +
+                           target::formatMmaShape(atom->m, atom->n.min(), atom->k) + "` on " +
+                           target::describeTypeSet(atom->aTypes)
+                     : std::string("of its operands"));
+    return nullptr;
+  }
+  if (!rows || !cols || *rows % f->atomM || *cols % 8) {
+    unreachable("a warp MMA accumulator that is not a multiple of its atom");
+  }
+  f->name = fresh(sym->name);
+  f->role = kir::FragRole::C;
+  f->accType = elem == TokenKind::eof ? TokenKind::ty_f32 : elem;
+  f->rows = *rows / f->atomM;
+  f->cols = *cols / 8;
+  f->logicalRows = *rows;
+  f->logicalCols = *cols;
+  for (const sym::SymExpr* d : t.arrayDims) f->arrayDims.push_back(sym::constantValue(d).value_or(1));
+  declareFragment(sym, f, s->loc());
+  return f;
 }
 
 void Lowerer::lowerMmaFill(const MmaFillStmt* s) {
   if (wgmma_) return lowerWgmmaFill(s);
-  const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
-  if (!sym) return;
-  const sema::Type& t = sym->type;
   if (frames_.back().level != ParallelLevel::Group && frames_.back().level != ParallelLevel::Block &&
       frames_.back().level != ParallelLevel::Thread) {
     unreachable("an MMA accumulator filled outside a warp in a kernel without warpgroup MMAs");
   }
-  kir::Fragment* f = fragments_.lookup(sym);
-  if (!f) {
-    if (t.shape.size() != 2) {
-      unsupported(DiagKind::err_unsupported_acc_shape_unknown, s->range());
-      return;
-    }
-    std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
-    std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
-    if (!rows || !cols || *rows % 16 || *cols % 8) {
-      unreachable("a warp MMA accumulator that is not a multiple of the m16n8 atom");
-    }
-    f = m().fragment();
-    f->name = fresh(sym->name);
-    f->role = kir::FragRole::C;
-    f->accType = t.elem == TokenKind::ty_f16 ? TokenKind::ty_f16 : TokenKind::ty_f32;
-    if (t.elem != TokenKind::ty_f16 && t.elem != TokenKind::ty_f32 && t.elem != TokenKind::eof) {
-      unsupported(DiagKind::err_unsupported_acc_type, s->range(), tokenKindSpelling(t.elem));
-      return;
-    }
-    f->rows = *rows / 16;
-    f->cols = *cols / 8;
-    f->logicalRows = *rows;
-    f->logicalCols = *cols;
-    declareFragment(sym, f, s->loc());
+  // `frag mc[2][3] {v};` declaring an accumulator array.
+  auto decls = sema_.declarations.find(s);
+  if (s->target && decls != sema_.declarations.end() && !decls->second.empty()) {
+    const sema::Symbol* sym = decls->second.front();
+    if (kir::Fragment* f = makeWarpAccumulator(sym, sym->type.elem, s)) emitFillAll(f, lowerExpr(s->value), s->loc());
+    else failed_.insert(sym);
+    return;
   }
+  if (s->target) {
+    std::vector<const Expr*> index;
+    kir::Fragment* f = accumulatorFor(s->target, index);
+    if (!f) {
+      if (!failed_.count(rootSymbol(s->target, nullptr)))
+        unsupported(DiagKind::err_unsupported_mma_acc_unfilled, s->target->range());
+      return;
+    }
+    if (index.empty() && !f->arrayDims.empty()) return emitFillAll(f, lowerExpr(s->value), s->loc());
+    emitFill(f, s)->fragIndex = index;
+    return;
+  }
+  const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
+  if (!sym) return;
+  kir::Fragment* f = fragments_.lookup(sym);
+  if (!f && !(f = makeWarpAccumulator(sym, sym->type.elem, s))) return;
   emitFill(f, s);
+}
+
+kir::Fragment* Lowerer::accumulatorFor(const ast::Expr* e, std::vector<const Expr*>& index) {
+  llvm::SmallVector<const ast::Expr*, 2> subscripts;
+  while (const auto* sub = llvm::dyn_cast<SubscriptExpr>(e)) {
+    subscripts.insert(subscripts.begin(), sub->indices.begin(), sub->indices.end());
+    e = sub->base;
+  }
+  kir::Fragment* f = fragmentFor(e);
+  if (!f) return nullptr;
+  for (const ast::Expr* i : subscripts) index.push_back(lowerInt(i));
+  return f;
 }
 
 void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transposed, llvm::SMLoc loc) {
@@ -112,13 +182,13 @@ void Lowerer::loadFragment(kir::Fragment* f, const kir::Tile& tile, bool transpo
   const Expr* kStride = tile.strides[transposed ? 0 : 1];
   const Expr* outerValid = tile.valid[transposed ? 1 : 0];
   const Expr* kValid = tile.valid[transposed ? 0 : 1];
-  // Warp atoms are 16 (A) or 8 (B) rows; a warpgroup A atom is 64 rows,
+  // Warp atoms are atomM (A) or 8 (B) rows; a warpgroup A atom is 64 rows,
   // each warp loading its 16-row slab.
-  std::int64_t outerAtom = f->warpgroup ? 64 : f->role == kir::FragRole::A ? 16 : 8;
-  // An atom's K is 32 bytes of a row: 16 16-bit or 32 8-bit elements.
+  std::int64_t outerAtom = f->warpgroup ? 64 : f->role == kir::FragRole::A ? f->atomM : 8;
   std::int64_t bytes = target::elementBytes(f->inType);
-  std::int64_t atomK = 32 / bytes;
-  bool full = tile.alwaysFull();
+  std::int64_t atomK = f->warpgroup ? 32 / bytes : f->atomK;
+  // ldmatrix serves the m16 atoms of 32 bytes of K (and warpgroup A slabs).
+  bool full = tile.alwaysFull() && (f->warpgroup || f->defaultAtom());
   // ldmatrix reads 8 rows of 16 contiguous bytes: the contiguous dimension
   // must have stride 1 and the other, and the start, 16-byte multiples; it
   // transposes 16-bit elements only.
@@ -185,6 +255,28 @@ std::optional<kir::Tile> Lowerer::lowerMmaLoadSource(const ast::MmaLoadStmt* s) 
   return tile;
 }
 
+void Lowerer::loadAccumulator(kir::Fragment* f, const kir::Tile& tile, llvm::SMLoc loc) {
+  StoreGeometry g = storeGeometry(tile, *f, false);
+  unrolledLoop("i", f->rows, loc, [&](const Expr* i) {
+    unrolledLoop("j", f->cols, loc, [&](const Expr* j) {
+      kir::Tile atom;
+      atom.buffer = tile.buffer;
+      atom.offset = m().add(tile.offset, m().add(m().mul(m().mul(i, m().intc(f->atomM)), g.rowStride),
+                                                 m().mul(m().mul(j, m().intc(8)), g.colStride)));
+      atom.extents = {f->atomM, 8};
+      atom.strides = {g.rowStride, g.colStride};
+      atom.valid = {g.rowsValid ? m().sub(g.rowsValid, m().mul(i, m().intc(f->atomM))) : nullptr,
+                    g.colsValid ? m().sub(g.colsValid, m().mul(j, m().intc(8))) : nullptr};
+      atom.inside = tile.inside;
+      Stmt* ld = emit(StmtKind::AtomLoad, loc);
+      ld->frag = f;
+      ld->i = i;
+      ld->j = j;
+      ld->src = atom;
+    });
+  });
+}
+
 void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   if (wgmma_) return lowerWgmmaLoad(s);
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
@@ -197,29 +289,39 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   }
   std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
+  TokenKind elem = tile->buffer->elem;
+  if (use->role == kir::FragRole::C) {
+    // `mc = mma.load C;`: the accumulator starts from memory.
+    kir::Fragment* f = fragments_.lookup(sym);
+    TokenKind acc = elem == TokenKind::ty_f16 || elem == TokenKind::ty_s32 ? elem : TokenKind::ty_f32;
+    if (!f && !(f = makeWarpAccumulator(sym, acc, s))) return;
+    loadAccumulator(f, *tile, s->loc());
+    return;
+  }
   bool transposed = use->transposed;
   std::int64_t outer = tile->extents[transposed ? 1 : 0];
   std::int64_t kdim = tile->extents[transposed ? 0 : 1];
   kir::FragRole role = use->role;
-  std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
-  TokenKind elem = tile->buffer->elem;
-  std::optional<std::int64_t> atomK = warpAtomK(elem);
-  if (!atomK) {
+  auto* f = m().fragment();
+  if (!setWarpAtom(f, use->atom, elem)) {
     unsupported(DiagKind::err_unsupported_mma_operand_type, s->range(), tokenKindSpelling(elem), options_.arch,
                 target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : "");
     return;
   }
-  if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % *atomK) {
-    unreachable("an `mma.load` tile that is not a multiple of the m16n8kK atom");
+  std::int64_t outerAtom = role == kir::FragRole::A ? f->atomM : 8;
+  if (outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % f->atomK) {
+    unreachable("an `mma.load` tile that is not a multiple of its mma.sync atom");
   }
-  kir::Fragment* f = fragments_.lookup(sym);
-  if (!f || f->rows != outer / outerAtom || f->cols != kdim / *atomK || f->inType != elem) {
-    f = m().fragment();
+  kir::Fragment* old = fragments_.lookup(sym);
+  if (old && old->rows == outer / outerAtom && old->cols == kdim / f->atomK && old->inType == elem &&
+      old->atomM == f->atomM && old->atomKBytes == f->atomKBytes) {
+    f = old;
+  } else {
     f->name = fresh(sym->name);
     f->role = role;
     f->inType = elem;
     f->rows = outer / outerAtom;
-    f->cols = kdim / *atomK;
+    f->cols = kdim / f->atomK;
     f->logicalRows = outer;
     f->logicalCols = kdim;
     declareFragment(sym, f, s->loc());
@@ -233,13 +335,17 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     unsupported(s->sparse ? DiagKind::err_unsupported_sparse_mma : DiagKind::err_unsupported_scaled_mma, s->range());
     return;
   }
-  kir::Fragment* c = fragmentFor(s->acc);
+  std::vector<const Expr*> accIndex;
+  kir::Fragment* c = accumulatorFor(s->acc, accIndex);
   if (!c) {
     // An accumulator whose `mma.fill` was already reported is not reported again.
     if (!failed_.count(rootSymbol(s->acc, nullptr)))
       unsupported(DiagKind::err_unsupported_mma_acc_unfilled, s->acc->range());
     return;
   }
+  auto chosen = sema_.mmaAtoms.find(s);
+  const target::MmaAtom* atom =
+      chosen == sema_.mmaAtoms.end() ? nullptr : &target::mmaAtom(static_cast<target::MmaAtomId>(chosen->second));
   // Operands given as views are loaded into temporary fragments.
   auto operand = [&](const ast::Expr* e, kir::FragRole role, bool transposed) -> kir::Fragment* {
     if (kir::Fragment* f = fragmentFor(e)) return f;
@@ -247,22 +353,21 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     if (!tile) return nullptr;
     std::int64_t outer = tile->extents[transposed ? 1 : 0];
     std::int64_t kdim = tile->extents[transposed ? 0 : 1];
-    std::int64_t outerAtom = role == kir::FragRole::A ? 16 : 8;
-    std::optional<std::int64_t> atomK = warpAtomK(tile->buffer->elem);
-    if (!atomK) {
+    kir::Fragment* f = m().fragment();
+    if (!setWarpAtom(f, atom, tile->buffer->elem)) {
       unsupported(DiagKind::err_unsupported_mma_operand_type, e->range(), tokenKindSpelling(tile->buffer->elem),
                   options_.arch, target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : "");
       return nullptr;
     }
-    if (tile->rank() != 2 || outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % *atomK) {
-      unreachable("an MMA operand tile that is not a multiple of the m16n8kK atom");
+    std::int64_t outerAtom = role == kir::FragRole::A ? f->atomM : 8;
+    if (tile->rank() != 2 || outer <= 0 || kdim <= 0 || outer % outerAtom || kdim % f->atomK) {
+      unreachable("an MMA operand tile that is not a multiple of its mma.sync atom");
     }
-    kir::Fragment* f = m().fragment();
     f->name = fresh(role == kir::FragRole::A ? "a" : "b");
     f->role = role;
     f->inType = tile->buffer->elem;
     f->rows = outer / outerAtom;
-    f->cols = kdim / *atomK;
+    f->cols = kdim / f->atomK;
     f->logicalRows = outer;
     f->logicalCols = kdim;
     emit(StmtKind::FragDecl, e->loc())->frag = f;
@@ -272,6 +377,17 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   kir::Fragment* a = operand(s->a, kir::FragRole::A, !s->rowA);
   kir::Fragment* b = operand(s->b, kir::FragRole::B, !s->rowB);
   if (!a || !b) return;
+  // A fragment that MMAs of different atoms read or accumulate into holds
+  // the layout of one of them only (the m16 atoms share the accumulator's).
+  auto shape = [](const kir::Fragment* f) {
+    return "m" + std::to_string(f->atomM) + "n8k" + std::to_string(f->atomK);
+  };
+  bool operandsAgree = a->atomM == b->atomM && a->atomKBytes == b->atomKBytes;
+  bool accAgrees = a->atomM == c->atomM && a->accElements() == c->accElements();
+  if (!operandsAgree || !accAgrees) {
+    unsupported(DiagKind::err_unsupported_warp_mma_mixed_atoms, s->range(), shape(accAgrees ? b : c), shape(a));
+    return;
+  }
   if (a->rows != c->rows || b->rows != c->cols || a->cols != b->cols) {
     unreachable("a warp MMA whose operand tiles do not match its accumulator");
   }
@@ -286,6 +402,7 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
       unrolledLoop("j", c->cols, s->loc(), [&](const Expr* j) {
         Stmt* mma = emit(StmtKind::AtomMma, s->loc());
         mma->frag = c;
+        mma->fragIndex = accIndex;
         mma->fragA = a;
         mma->fragB = b;
         mma->i = i;
@@ -298,7 +415,8 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
 
 void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
   if (wgmma_) return lowerWgmmaStore(s);
-  kir::Fragment* c = fragmentFor(s->acc);
+  std::vector<const Expr*> accIndex;
+  kir::Fragment* c = accumulatorFor(s->acc, accIndex);
   if (!c) {
     if (!failed_.count(rootSymbol(s->acc, nullptr)))
       unsupported(DiagKind::err_unsupported_mma_store_unfilled, s->acc->range());
@@ -315,20 +433,35 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
     unrolledLoop("j", c->cols, s->loc(), [&](const Expr* j) {
       kir::Tile atom;
       atom.buffer = tile->buffer;
-      atom.offset = m().add(tile->offset, m().add(m().mul(m().mul(i, m().intc(16)), g.rowStride),
+      atom.offset = m().add(tile->offset, m().add(m().mul(m().mul(i, m().intc(c->atomM)), g.rowStride),
                                                   m().mul(m().mul(j, m().intc(8)), g.colStride)));
-      atom.extents = {16, 8};
+      atom.extents = {c->atomM, 8};
       atom.strides = {g.rowStride, g.colStride};
-      atom.valid = {g.rowsValid ? m().sub(g.rowsValid, m().mul(i, m().intc(16))) : nullptr,
+      atom.valid = {g.rowsValid ? m().sub(g.rowsValid, m().mul(i, m().intc(c->atomM))) : nullptr,
                     g.colsValid ? m().sub(g.colsValid, m().mul(j, m().intc(8))) : nullptr};
       atom.inside = tile->inside;
       Stmt* st = emit(StmtKind::AtomStore, s->loc());
       st->frag = c;
+      st->fragIndex = accIndex;
       st->i = i;
       st->j = j;
       st->dst = atom;
     });
   });
+}
+
+bool Lowerer::lowerAccumulatorUpdate(const ast::AssignStmt* a, llvm::StringRef op) {
+  if (op == "=" || wgmma_) return false;
+  std::vector<const Expr*> index;
+  kir::Fragment* f = accumulatorFor(a->target, index);
+  if (!f || f->role != kir::FragRole::C || f->warpgroup) return false;
+  Stmt* st = emit(StmtKind::FragUpdate, a->loc());
+  st->frag = f;
+  st->fragIndex = index;
+  st->op = llvm::StringRef(op).drop_back().str();
+  TokenKind t = f->accType == TokenKind::ty_s32 ? TokenKind::ty_s32 : TokenKind::ty_f32;
+  st->value = m().convert(lowerExpr(a->value), kir::ScalarType::element(t));
+  return true;
 }
 
 Lowerer::StoreGeometry Lowerer::storeGeometry(const kir::Tile& tile, const kir::Fragment& c, bool transpose) {

@@ -346,7 +346,8 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   }
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c || !c->warpgroup) {
-    unsupported(DiagKind::err_unsupported_mma_acc_unfilled, s->acc->range());
+    if (!failed_.count(rootSymbol(s->acc, nullptr)))
+      unsupported(DiagKind::err_unsupported_mma_acc_unfilled, s->acc->range());
     return;
   }
   // A scaled accumulator's MMAs go into its K block's partial accumulator.
@@ -466,7 +467,8 @@ void Lowerer::emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const a
 void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c || !c->warpgroup) {
-    unsupported(DiagKind::err_unsupported_mma_store_unfilled, s->acc->range());
+    if (!failed_.count(rootSymbol(s->acc, nullptr)))
+      unsupported(DiagKind::err_unsupported_mma_store_unfilled, s->acc->range());
     return;
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");

@@ -16,11 +16,16 @@
 
 namespace croqc::lower {
 
-/// `: group` MMAs: mma.sync m16n8k16 on f16 / bf16, m16n8k32 on e4m3 / e5m2.
+/// `: group` MMAs (croq/device/mma_sync.h): mma.sync m16n8k16 and m16n8k8 on
+/// f16 / bf16, m16n8k32 on e4m3 / e5m2, m16n8k8 and m16n8k4 on tf32,
+/// m16n8k32, m16n8k16 and m8n8k16 on s8 / u8, m8n8k4 on f16.
 inline constexpr target::MmaAtomId kWarpMmaPatterns[] = {
-    target::MmaAtomId::MmaSyncF16_m16n8k16,
-    target::MmaAtomId::MmaSyncBF16_m16n8k16,
-    target::MmaAtomId::MmaSyncF8_m16n8k32,
+    target::MmaAtomId::MmaSyncF16_m16n8k16, target::MmaAtomId::MmaSyncBF16_m16n8k16,
+    target::MmaAtomId::MmaSyncF8_m16n8k32,  target::MmaAtomId::MmaSyncTF32_m16n8k8,
+    target::MmaAtomId::MmaSyncI8_m16n8k32,  target::MmaAtomId::MmaSyncF16_m16n8k8,
+    target::MmaAtomId::MmaSyncF16_m8n8k4,   target::MmaAtomId::MmaSyncBF16_m16n8k8,
+    target::MmaAtomId::MmaSyncTF32_m16n8k4, target::MmaAtomId::MmaSyncI8_m16n8k16,
+    target::MmaAtomId::MmaSyncI8_m8n8k16,
 };
 
 /// `: group-4` MMAs: wgmma.mma_async m64nNk16 on f16 / bf16, m64nNk32 on

@@ -1363,6 +1363,7 @@ Stmt* Parser::parseFragDecl() {
     if (!value || !expectClose(TokenKind::r_brace, open) || !expectSemi("the fragment fill")) return nullptr;
     auto* fill = ctx_.create<MmaFillStmt>(rangeFrom(start), value);
     fill->target = target;
+    fill->fragSyntax = true;
     return fill;
   }
   if (!startsType(tok()) || tok().isOneOf(TokenKind::kw_stream, TokenKind::kw_int, TokenKind::kw_bool)) {

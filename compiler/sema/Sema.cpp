@@ -485,6 +485,13 @@ void Checker::checkAssign(const AssignStmt* a) {
       return;
     }
     if (existing->type.kind == TypeKind::Element) checkConversion(value, existing->type.elem, a->value->range());
+    // `acc += v;` updates every element of an accumulator (spec 13.10).
+    if (existing->type.kind == TypeKind::Accumulator && a->op != TokenKind::equal) {
+      if (!value.isError() && value.kind != TypeKind::Element && !value.isIntegral())
+        report(a->value->range(), DiagKind::err_accumulator_update_value, name->name, describe(value));
+      result_.exprTypes[name] = existing->type;
+      return;
+    }
     // Futures and fragments may be re-bound to a new value of the same kind.
     if (existing->type.kind == TypeKind::Future || existing->type.kind == TypeKind::Fragment ||
         existing->type.kind == TypeKind::Accumulator)
@@ -500,6 +507,11 @@ void Checker::checkAssign(const AssignStmt* a) {
     return;
   }
   if (target.kind == TypeKind::Int && llvm::isa<MethodExpr>(a->target)) return;
+  if (target.kind == TypeKind::Accumulator && target.arrayDims.empty() && a->op != TokenKind::equal) {
+    if (value.kind != TypeKind::Element && !value.isIntegral())
+      report(a->value->range(), DiagKind::err_accumulator_update_value, exprText(a->target), describe(value));
+    return;
+  }
   report(a->target->range(), DiagKind::err_assign_to_non_lvalue, "`" + exprText(a->target) + "`");
 }
 

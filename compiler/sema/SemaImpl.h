@@ -206,6 +206,7 @@ class Checker {
   /// Fragments bound by `mma.load` of a shared view without `.frag`: under
   /// `group-4` they stand for shared-memory descriptors (SS-mode WGMMA).
   llvm::DenseSet<const Symbol*> sharedFragments_;
+  bool declareAccumulatorArray(const ast::MmaFillStmt* s);
   bool isSharedFragment(const ast::Expr* e) const;
   /// The latest `mma.load` that bound each register fragment (`.frag`, or a
   /// view outside shared memory), for notes on operands WGMMA cannot take

@@ -15,13 +15,37 @@ using sym::Truth;
 
 namespace {
 
+/// The name an accumulator expression starts from: `mc`, or `mc` of an
+/// element `mc[i][j]` of an accumulator array.
+const NameExpr* accumulatorName(const Expr* e) {
+  while (const auto* sub = llvm::dyn_cast<SubscriptExpr>(e)) e = sub->base;
+  return llvm::dyn_cast<NameExpr>(e);
+}
+
 }  // namespace
+
+/// `frag mc[2][3] {0.0};` with no `mc` in scope declares an array of
+/// accumulators whose type and shape come from use.
+bool Checker::declareAccumulatorArray(const MmaFillStmt* s) {
+  const NameExpr* name = accumulatorName(s->target);
+  if (!s->fragSyntax || !name || name == s->target || lookup(name->name)) return false;
+  llvm::SmallVector<ast::Expr*, 2> dims;
+  for (const Expr* e = s->target; const auto* sub = llvm::dyn_cast<SubscriptExpr>(e); e = sub->base)
+    dims.insert(dims.begin(), sub->indices.begin(), sub->indices.end());
+  Type acc = Type::simple(TypeKind::Accumulator);
+  acc.arrayDims = arrayDimensions(dims, name->name);
+  Symbol* sym = declare(name->name, name->loc(), Symbol::Kind::Variable, acc, false);
+  result_.references[name] = sym;
+  result_.declarations[s].push_back(sym);
+  return true;
+}
 
 void Checker::checkMmaFill(const MmaFillStmt* s) {
   Type value = check(s->value);
   (void)value;
   if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "`mma.fill`");
   if (s->target) {
+    if (declareAccumulatorArray(s)) return;
     Type t = check(s->target);
     if (!t.isError() && t.kind != TypeKind::Accumulator && t.kind != TypeKind::Fragment)
       report(s->target->range(), DiagKind::err_mma_fill_target, exprText(s->target), describe(t));
@@ -131,6 +155,18 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     return;
   }
   bool warpgroup = unit == ParallelLevel::Group4;
+  const NameExpr* accName = accumulatorName(s->acc);
+  Symbol* accSym = accName ? const_cast<Symbol*>(result_.references.lookup(accName)) : nullptr;
+  // `mc = mma.load C;` before the loop: the accumulator starts from memory.
+  if (acc.kind == TypeKind::Fragment && !warpgroup && accSym && accName == s->acc &&
+      (registerLoads_.count(accSym) || sharedFragments_.count(accSym)) &&
+      acc.rank() == 2) {
+    acc.kind = TypeKind::Accumulator;
+    accSym->type.kind = TypeKind::Accumulator;
+    if (acc.elem != TokenKind::ty_f16 && acc.elem != TokenKind::ty_f32 && acc.elem != TokenKind::ty_s32)
+      acc.elem = TokenKind::eof;
+    accSym->type.elem = acc.elem;
+  }
   if (acc.kind != TypeKind::Accumulator) {
     report(s->acc->range(), DiagKind::err_mma_accumulator, exprText(s->acc), describe(acc));
     return;
@@ -168,8 +204,6 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     return;
   }
   // Infer the accumulator's type and shape from its first use.
-  const auto* accName = llvm::dyn_cast<NameExpr>(s->acc);
-  Symbol* accSym = accName ? const_cast<Symbol*>(result_.references.lookup(accName)) : nullptr;
   TokenKind accElem =
       acc.elem == TokenKind::eof ? target::defaultAccumulatorType(a.elem).value_or(TokenKind::ty_f32) : acc.elem;
   if (acc.shape.empty()) {
@@ -215,6 +249,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   }
   target::MmaSelection sel = target::selectMma(query, *target_.info);
   if (sel.ok()) {
+    result_.mmaAtoms[s] = static_cast<unsigned>(sel.atom->id);
     if (!s->result.empty()) {
       Type fut = Type::simple(TypeKind::MmaFuture);
       Symbol* f = lookup(s->result);
@@ -248,11 +283,18 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       hint = "compile with `--arch=" + needed + "`" + (wgmma ? ", or use `: group` (warp) MMAs" : " or a newer `--arch`");
       break;
     }
+    case target::MmaFailure::KNotMultiple:
+      if (warpgroup) {
+        where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
+        hint = "tile K by a multiple of " + std::to_string(sel.instrK);
+        break;
+      }
+      [[fallthrough]];
     case target::MmaFailure::MNotMultiple:
     case target::MmaFailure::NNotMultiple:
-      where = "by one warp: M must be a multiple of " + std::to_string(sel.instrM ? sel.instrM : 16) +
-              " and N a multiple of " + std::to_string(sel.instrN ? sel.instrN : 8);
-      hint = "warp tiles are split into m16n8 atoms; use such multiples";
+      where = "by one warp: no mma.sync shape of these types (" + target::describeWarpAtoms(query, *target_.info) +
+              ") divides it";
+      hint = "warp tiles are split into such atoms; use M, N and K multiples of one of them";
       break;
     case target::MmaFailure::MNotWarpgroupM:
       where = "by one warpgroup (WGMMA M is 64)";
@@ -264,10 +306,6 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
       where = "by one warpgroup: WGMMA N must be " +
               (sel.atom ? target::describeNSet(sel.atom->n) : std::string("a multiple of 8 from 8 to 256"));
       hint = "use an N tile such as 64, 128 or 256";
-      break;
-    case target::MmaFailure::KNotMultiple:
-      where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
-      hint = "tile K by a multiple of " + std::to_string(sel.instrK);
       break;
     case target::MmaFailure::OperandSource: {
       where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +

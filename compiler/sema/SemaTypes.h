@@ -188,6 +188,9 @@ class SemaResult {
   /// Buffers, parameters and futures whose data some `span_as` reshapes:
   /// their rows must be laid out without padding.
   llvm::DenseSet<const Symbol*> reshapedBuffers;
+  /// The hardware atom (an MmaAtoms.def row) each legal warp or warpgroup
+  /// MMA execution tiles onto (target::selectMma's choice).
+  llvm::DenseMap<const ast::MmaExecStmt*, unsigned> mmaAtoms;
 
   const Type* typeOf(const ast::Expr* e) const {
     auto it = exprTypes.find(e);

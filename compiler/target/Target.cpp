@@ -326,15 +326,19 @@ std::optional<TokenKind> defaultAccumulatorType(TokenKind operandType) {
   }
 }
 
-MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target) {
+namespace {
+
+MmaSelection finishSelection(const MmaQuery& query, MmaSelection sel);
+
+/// The selection of `atom` (null: none takes the types) for `query`, or why
+/// it does not fit.
+MmaSelection selectAtom(const MmaQuery& query, const TargetInfo& target, const MmaAtom* atom) {
   MmaSelection sel;
   sel.aType = canonicalMmaOperandType(query.aType);
   sel.bType = canonicalMmaOperandType(query.bType);
   std::optional<TokenKind> acc = query.accType ? std::optional(canonicalElementType(*query.accType))
                                                : defaultAccumulatorType(sel.aType);
   sel.accType = acc.value_or(sel.aType);
-
-  const MmaAtom* atom = findPrimaryAtom(query.scope, query.sparse, sel.aType, sel.bType);
   if (!atom) return sel;  // TypeCombination
   sel.atom = atom;
 
@@ -362,7 +366,39 @@ MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target) {
     sel.instrN = static_cast<unsigned>(query.n);
   }
   if (query.k == 0 || query.k % sel.instrK != 0) return fail(MmaFailure::KNotMultiple);
+  return finishSelection(query, sel);
+}
 
+}  // namespace
+
+MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target) {
+  MmaSelection sel = selectAtom(query, target, findPrimaryAtom(query.scope, query.sparse,
+                                                               canonicalMmaOperandType(query.aType),
+                                                               canonicalMmaOperandType(query.bType)));
+  bool shape = sel.failure == MmaFailure::MNotMultiple || sel.failure == MmaFailure::NNotMultiple ||
+               sel.failure == MmaFailure::KNotMultiple;
+  if (!shape || query.scope != MmaScope::Warp) return sel;
+  // A warp tile the Primary atom does not divide: the first smaller mma.sync
+  // shape of these types that divides it.
+  for (const MmaAtom& atom : kMmaAtoms) {
+    if (atom.primary || atom.scope != MmaScope::Warp || atom.instr != MmaInstr::MmaSync ||
+        atom.sparse != query.sparse || !atom.aTypes.contains(sel.aType) || !atom.bTypes.contains(sel.bType) ||
+        !atom.accTypes.contains(sel.accType) || !targetHasAtom(target, atom))
+      continue;
+    MmaSelection alt = selectAtom(query, target, &atom);
+    if (alt.ok()) return alt;
+  }
+  return sel;
+}
+
+namespace {
+
+MmaSelection finishSelection(const MmaQuery& query, MmaSelection sel) {
+  const MmaAtom* atom = sel.atom;
+  auto fail = [&sel](MmaFailure failure) {
+    sel.failure = failure;
+    return sel;
+  };
   if (query.aSource && !atom->allowsASource(*query.aSource)) {
     sel.failingOperand = 'a';
     return fail(MmaFailure::OperandSource);
@@ -387,6 +423,24 @@ MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target) {
   sel.countK = query.k / sel.instrK;
   sel.failure = MmaFailure::None;
   return sel;
+}
+
+}  // namespace
+
+std::string describeWarpAtoms(const MmaQuery& query, const TargetInfo& target) {
+  TokenKind a = canonicalMmaOperandType(query.aType), b = canonicalMmaOperandType(query.bType);
+  std::optional<TokenKind> acc = query.accType ? std::optional(canonicalElementType(*query.accType))
+                                               : defaultAccumulatorType(a);
+  llvm::SmallVector<std::string, 4> shapes;
+  for (const MmaAtom& atom : kMmaAtoms)
+    if (atom.scope == MmaScope::Warp && atom.instr == MmaInstr::MmaSync && atom.sparse == query.sparse &&
+        atom.aTypes.contains(a) && atom.bTypes.contains(b) && (!acc || atom.accTypes.contains(*acc)) &&
+        targetHasAtom(target, atom))
+      shapes.push_back(formatMmaShape(atom.m, atom.n.min(), atom.k));
+  std::string out;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == shapes.size() ? " or " : ", ") + shapes[i];
+  return out;
 }
 
 const MmaAtom* targetMmaAtom(MmaScope scope, TokenKind aType, TokenKind bType,

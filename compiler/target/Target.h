@@ -303,8 +303,14 @@ struct MmaSelection {
 };
 
 /// Chooses the Primary atom for `query` on `target` and how many atoms tile
-/// the shape, or says precisely why the MMA is illegal.
+/// the shape; for a warp tile the Primary atom does not divide, the first
+/// Alternate mma.sync atom (MmaAtoms.def order) that does. Otherwise says
+/// precisely why the MMA does not fit the Primary atom.
 MmaSelection selectMma(const MmaQuery& query, const TargetInfo& target);
+
+/// The mma.sync shapes a warp MMA of the query's types and accumulator may
+/// tile onto on `target` ("m16n8k16, m16n8k8 or m8n8k4"; empty when none).
+std::string describeWarpAtoms(const MmaQuery& query, const TargetInfo& target);
 
 /// The dense Primary atom of `scope` that takes A of `aType` and B of
 /// `bType` (canonicalised as in MmaQuery) into an `accType` accumulator (none:

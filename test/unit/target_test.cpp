@@ -377,20 +377,53 @@ TEST_CASE("warp f16 MMA splits into mma.sync m16n8k16 atoms", "[target][mma]") {
 }
 
 TEST_CASE("warp MMA shape failures name the dimension", "[target][mma]") {
-  MmaSelection s = selectMma(warp(ty_f16, ty_f16, 8, 8, 16), sm86());
+  // No f16 shape (m16n8k16, m16n8k8, m8n8k4) divides these: the failure is
+  // the Primary atom's.
+  MmaSelection s = selectMma(warp(ty_f16, ty_f16, 4, 8, 16), sm86());
   CHECK(s.failure == MmaFailure::MNotMultiple);
   REQUIRE(s.atom);
   CHECK(s.atom->id == MmaAtomId::MmaSyncF16_m16n8k16);
   CHECK(s.instrM == 16);
   CHECK(failureOf(warp(ty_f16, ty_f16, 0, 8, 16), sm86()) == MmaFailure::MNotMultiple);
-  CHECK(failureOf(warp(ty_f16, ty_f16, 24, 8, 16), sm86()) == MmaFailure::MNotMultiple);
+  CHECK(failureOf(warp(ty_f16, ty_f16, 12, 8, 16), sm86()) == MmaFailure::MNotMultiple);
   CHECK(failureOf(warp(ty_f16, ty_f16, 16, 12, 16), sm86()) == MmaFailure::NNotMultiple);
   CHECK(failureOf(warp(ty_f16, ty_f16, 16, 0, 16), sm86()) == MmaFailure::NNotMultiple);
-  s = selectMma(warp(ty_f16, ty_f16, 16, 8, 8), sm86());
+  s = selectMma(warp(ty_f16, ty_f16, 16, 8, 6), sm86());
   CHECK(s.failure == MmaFailure::KNotMultiple);
   CHECK(s.instrK == 16);
-  CHECK(failureOf(warp(ty_f16, ty_f16, 16, 8, 24), sm86()) == MmaFailure::KNotMultiple);
+  CHECK(failureOf(warp(ty_f16, ty_f16, 16, 8, 2), sm86()) == MmaFailure::KNotMultiple);
   CHECK(failureOf(warp(ty_f16, ty_f16, 16, 8, 0), sm86()) == MmaFailure::KNotMultiple);
+}
+
+TEST_CASE("a warp tile the Primary atom does not divide takes the first smaller shape", "[target][mma]") {
+  MmaSelection s = selectMma(warp(ty_f16, ty_f16, 16, 8, 8), sm86());
+  REQUIRE(s.ok());
+  CHECK(s.atom->id == MmaAtomId::MmaSyncF16_m16n8k8);
+  CHECK(s.instrK == 8);
+  s = selectMma(warp(ty_f16, ty_f16, 16, 8, 24), sm86());
+  REQUIRE(s.ok());
+  CHECK(s.atom->id == MmaAtomId::MmaSyncF16_m16n8k8);
+  CHECK(s.countK == 3);
+  s = selectMma(warp(ty_f16, ty_f16, 8, 8, 16), sm86());
+  REQUIRE(s.ok());
+  CHECK(s.atom->id == MmaAtomId::MmaSyncF16_m8n8k4);
+  CHECK(s.countK == 4);
+  CHECK(selectMma(warp(ty_f16, ty_f16, 24, 8, 4), sm86()).atom->id == MmaAtomId::MmaSyncF16_m8n8k4);
+  CHECK(selectMma(withAcc(warp(ty_bf16, ty_bf16, 16, 8, 8), ty_f32), sm86()).atom->id ==
+        MmaAtomId::MmaSyncBF16_m16n8k8);
+  // bf16 has no m8n8k4: M = 8 fits no bf16 shape.
+  CHECK(failureOf(warp(ty_bf16, ty_bf16, 8, 8, 16), sm86()) == MmaFailure::MNotMultiple);
+  CHECK(selectMma(warp(ty_tf32, ty_tf32, 16, 8, 4), sm86()).atom->id == MmaAtomId::MmaSyncTF32_m16n8k4);
+  s = selectMma(warp(ty_s8, ty_s8, 16, 16, 16), sm86());
+  REQUIRE(s.ok());
+  CHECK(s.atom->id == MmaAtomId::MmaSyncI8_m16n8k16);
+  CHECK(s.countN == 2);
+  CHECK(selectMma(warp(ty_u8, ty_u8, 8, 8, 16), sm86()).atom->id == MmaAtomId::MmaSyncI8_m8n8k16);
+  CHECK(selectMma(warp(ty_s8, ty_s8, 8, 8, 64), sm86()).atom->id == MmaAtomId::MmaSyncI8_m8n8k16);
+  // The m8n8k4 f16 accumulator may be f16 or f32, not s32.
+  CHECK(failureOf(withAcc(warp(ty_f16, ty_f16, 8, 8, 4), ty_s32), sm86()) == MmaFailure::AccumulatorType);
+  // Warpgroup tiles never fall back.
+  CHECK(failureOf(warpgroup(ty_f16, ty_f16, 64, 64, 8), sm90a()) == MmaFailure::KNotMultiple);
 }
 
 TEST_CASE("warp MMA rows of every operand type", "[target][mma]") {
@@ -406,7 +439,7 @@ TEST_CASE("warp MMA rows of every operand type", "[target][mma]") {
   CHECK(s.aType == ty_tf32);
   CHECK(s.bType == ty_tf32);
   CHECK(s.accType == ty_f32);
-  CHECK(failureOf(warp(ty_tf32, ty_tf32, 16, 8, 4), sm86()) == MmaFailure::KNotMultiple);
+  CHECK(failureOf(warp(ty_tf32, ty_tf32, 16, 8, 2), sm86()) == MmaFailure::KNotMultiple);
 
   // s8 x u8 mixes; K atom 32.
   s = selectMma(warp(ty_s8, ty_u8, 16, 16, 64), sm86());
@@ -415,7 +448,7 @@ TEST_CASE("warp MMA rows of every operand type", "[target][mma]") {
   CHECK(s.accType == ty_s32);
   CHECK(s.countN == 2);
   CHECK(s.countK == 2);
-  CHECK(failureOf(warp(ty_s8, ty_s8, 16, 8, 16), sm86()) == MmaFailure::KNotMultiple);
+  CHECK(failureOf(warp(ty_s8, ty_s8, 16, 8, 8), sm86()) == MmaFailure::KNotMultiple);
 
   s = selectMma(warp(ty_u4, ty_s4, 16, 8, 64), sm86());
   REQUIRE(s.ok());
@@ -561,7 +594,8 @@ TEST_CASE("sparse MMA rows count K unpacked", "[target][mma]") {
   CHECK(s.atom->id == MmaAtomId::MmaSyncSpF16_m16n8k32);
   CHECK(s.atom->sparse);
   CHECK(mmaInstrName(s.atom->instr, s.atom->sparse) == "mma.sp.sync");
-  CHECK(failureOf(sparse(warp(ty_f16, ty_f16, 16, 8, 16)), sm86()) == MmaFailure::KNotMultiple);
+  CHECK(failureOf(sparse(warp(ty_f16, ty_f16, 16, 8, 8)), sm86()) == MmaFailure::KNotMultiple);
+  CHECK(selectMma(sparse(warp(ty_f16, ty_f16, 16, 8, 16)), sm86()).atom->id == MmaAtomId::MmaSyncSpF16_m16n8k16);
   CHECK(selectMma(sparse(warp(ty_bf16, ty_bf16, 32, 16, 64)), sm86()).atomCount() == 8);
 
   s = selectMma(sparse(warpgroup(ty_f16, ty_f16, 64, 128, 64)), sm90a());

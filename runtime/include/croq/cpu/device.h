@@ -146,20 +146,6 @@ namespace mma {
 
 inline int lane_id() { return static_cast<int>(cpu::detail::linear_thread_index() & 31u); }
 
-// ---- fill ----
-inline void fill_atom(frag_c<float>& c, float v) {
-  for (int e = 0; e < 4; ++e) c.r[e] = v;
-}
-inline void fill_atom(frag_c<f16>& c, float v) {
-  const f16 h = __float2half_rn(v);
-  c.r[0] = c.r[1] = pack2(h, h);
-}
-template <typename F, int R, int C>
-void fill(F (&frags)[R][C], float v) {
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < C; ++j) fill_atom(frags[i][j], v);
-}
-
 namespace detail {
 
 inline std::uint32_t bits_at(const unsigned char* p, int bytes) {
@@ -230,52 +216,57 @@ void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
 }
 
 // ---- element loads (any memory, with bounds; croq/device/mma_layout.h) ----
-template <typename T>
-void load_a(frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
+template <typename T, int M, int KB>
+void load_a(frag_a_t<M, KB>& a, const T* p, int s0, int s1, int v0, int v1) {
   load_a_lane(a, lane_id(), p, s0, s1, v0, v1);
 }
 
-template <typename T>
-void load_b(frag_b& b, const T* p, int s0, int s1, int v0, int v1) {
+template <typename T, int M, int KB>
+void load_b(frag_b_t<M, KB>& b, const T* p, int s0, int s1, int v0, int v1) {
   load_b_lane(b, lane_id(), p, s0, s1, v0, v1);
 }
 
-// ---- stores ----
-inline float acc_value(const frag_c<float>& c, int e) { return c.r[e]; }
-inline float acc_value(const frag_c<f16>& c, int e) {
-  return cpu::detail::half_bits_to_float(static_cast<std::uint16_t>(c.r[e / 2] >> ((e % 2) * 16)));
+template <typename AccT, int E, typename T>
+void load_c(frag_c<AccT, E>& c, const T* p, int s0, int s1, int v0, int v1) {
+  load_c_lane(c, lane_id(), p, s0, s1, v0, v1);
 }
 
-template <typename AccT, typename OutT>
-void store_c(const frag_c<AccT>& c, OutT* p, int s0, int s1, int v0, int v1) {
+// ---- stores ----
+template <typename AccT, int E, typename OutT>
+void store_c(const frag_c<AccT, E>& c, OutT* p, int s0, int s1, int v0, int v1) {
   const int lane = lane_id();
-  for (int e = 0; e < 4; ++e) {
-    const int i = c_row(lane, e), j = c_col(lane, e);
+  for (int e = 0; e < E; ++e) {
+    const int i = c_row<AccT, E>(lane, e), j = c_col<AccT, E>(lane, e);
     if (i < v0 && j < v1) p[i * s0 + j * s1] = cvt<OutT>(acc_value(c, e));
   }
 }
 
-// ---- mma.sync m16n8k16 ----
+// ---- mma.sync ----
 
 namespace detail {
 
 // One lane's operands, as it hands them to the warp.
-template <typename AccT>
+template <typename AccT, int E, int M, int KB>
 struct MmaLane {
-  frag_a a;
-  frag_b b;
-  frag_c<AccT> c;
+  frag_a_t<M, KB> a;
+  frag_b_t<M, KB> b;
+  frag_c<AccT, E> c;
 };
 
 // Element x (0 .. 4 / sizeof(InT) - 1, lowest bits first) of a register of
-// operands; `f16_table` is cpu::detail::half_table().
+// operands; `f16_table` is cpu::detail::half_table(). tf32 operands (InT
+// float) are the register's bits, already rounded by the load.
 template <typename InT>
-float operand_value(std::uint32_t reg, int x, const float* f16_table) {
-  if constexpr (sizeof(InT) == 1) {
+double operand_value(std::uint32_t reg, int x, const float* f16_table) {
+  if constexpr (sizeof(InT) == 4) {
+    float v;
+    std::memcpy(&v, &reg, 4);
+    return v;
+  } else if constexpr (sizeof(InT) == 1) {
     InT v;
     const auto byte = static_cast<unsigned char>(reg >> (8 * x));
     std::memcpy(&v, &byte, 1);
-    return static_cast<float>(v);
+    return static_cast<double>(to_f32(v));
   } else {
     const auto bits = static_cast<std::uint16_t>(reg >> (16 * x));
     if constexpr (std::is_same_v<InT, f16>)
@@ -285,52 +276,69 @@ float operand_value(std::uint32_t reg, int x, const float* f16_table) {
   }
 }
 
-// D = A * B + C for the whole warp: gathers A (16 x K), B (K x 8) and C
-// (16 x 8) from the 32 lanes' fragments (croq/device/mma_layout.h),
-// multiplies, and scatters D back in the accumulator layout.
-template <typename InT, typename AccT>
-void mma_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes]) {
-  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = 4 / Bytes, K = atom_k_v<InT>;
+// D = A * B + C of the lanes in `lanes` (the whole warp, or one quad pair of
+// m8n8k4): gathers A (M x K), B (K x 8) and C (M x 8) from their fragments
+// (croq/device/mma_layout.h), multiplies, and scatters D back in the
+// accumulator layout. Products are exact; floating sums are f32 in k order,
+// integer sums exact (s32 wraps as on the GPU).
+template <typename InT, typename AccT, int E, int M, int KB>
+void mma_lanes(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes],
+               const int* lanes, int count) {
+  using Shape = atom_shape<M, KB>;
+  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = Shape::quad_pair ? 2 : 4 / Bytes;
+  constexpr int K = KB / Bytes, Rows = Shape::quad_pair ? 8 : M;
   const float* table = cpu::detail::half_table();
-  float A[16][K], B[K][8], C[16][8];
-  for (int lane = 0; lane < 32; ++lane) {
-    MmaLane<AccT> l;
-    std::memcpy(&l, in[lane], sizeof(l));
-    for (int e = 0; e < 4 * P; ++e)
-      A[a_row<Bytes>(lane, e)][a_col<Bytes>(lane, e)] = operand_value<InT>(l.a.r[e / P], e % P, table);
-    for (int e = 0; e < 2 * P; ++e)
-      B[b_row<Bytes>(lane, e)][b_col(lane, e)] = operand_value<InT>(l.b.r[e / P], e % P, table);
-    for (int e = 0; e < 4; ++e) C[c_row(lane, e)][c_col(lane, e)] = acc_value(l.c, e);
+  double A[Rows][K], B[K][8], C[Rows][8];
+  for (int l = 0; l < count; ++l) {
+    const int lane = lanes[l];
+    MmaLane<AccT, E, M, KB> v;
+    std::memcpy(&v, in[lane], sizeof(v));
+    for (int e = 0; e < Shape::a_regs * P; ++e)
+      A[a_row<Bytes, M, KB>(lane, e)][a_col<Bytes, M, KB>(lane, e)] = operand_value<InT>(v.a.r[e / P], e % P, table);
+    for (int e = 0; e < Shape::b_regs * P; ++e)
+      B[b_row<Bytes, M, KB>(lane, e)][b_col<M, KB>(lane, e)] = operand_value<InT>(v.b.r[e / P], e % P, table);
+    for (int e = 0; e < E; ++e) C[c_row<AccT, E>(lane, e)][c_col<AccT, E>(lane, e)] = acc_value(v.c, e);
   }
-  // D[m][n] = C[m][n] + A[m][0] * B[0][n] + ... + A[m][K-1] * B[K-1][n], in
-  // that order: products of 16- and 8-bit floats are exact in f32, the sum
-  // is f32.
-  float D[16][8];
-  for (int m = 0; m < 16; ++m) {
-    float s[8];
-    for (int n = 0; n < 8; ++n) s[n] = C[m][n];
-    for (int k = 0; k < K; ++k) {
-      const float a = A[m][k];
-      for (int n = 0; n < 8; ++n) s[n] += a * B[k][n];
+  double D[Rows][8];
+  for (int m = 0; m < Rows; ++m)
+    for (int n = 0; n < 8; ++n) {
+      if constexpr (std::is_same_v<AccT, s32>) {
+        std::int64_t s = static_cast<std::int64_t>(C[m][n]);
+        for (int k = 0; k < K; ++k) s += static_cast<std::int64_t>(A[m][k]) * static_cast<std::int64_t>(B[k][n]);
+        D[m][n] = static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(s)));
+      } else {
+        float s = static_cast<float>(C[m][n]);
+        for (int k = 0; k < K; ++k) s += static_cast<float>(A[m][k] * B[k][n]);
+        D[m][n] = s;
+      }
     }
-    for (int n = 0; n < 8; ++n) D[m][n] = s[n];
-  }
-  for (int lane = 0; lane < 32; ++lane) {
-    frag_c<AccT> d;
-    if constexpr (std::is_same_v<AccT, f16>) {
-      for (int e = 0; e < 4; e += 2)
-        d.r[e / 2] = pack2(__float2half_rn(D[c_row(lane, e)][c_col(lane, e)]),
-                           __float2half_rn(D[c_row(lane, e + 1)][c_col(lane, e + 1)]));
-    } else {
-      for (int e = 0; e < 4; ++e) d.r[e] = D[c_row(lane, e)][c_col(lane, e)];
+  for (int l = 0; l < count; ++l) {
+    const int lane = lanes[l];
+    frag_c<AccT, E> d;
+    for (int e = 0; e < E; ++e) {
+      const double x = D[c_row<AccT, E>(lane, e)][c_col<AccT, E>(lane, e)];
+      if constexpr (std::is_same_v<AccT, s32>)
+        set_acc_value(d, e, static_cast<s32>(x));
+      else
+        set_acc_value(d, e, static_cast<float>(x));
     }
     std::memcpy(out[lane], &d, sizeof(d));
   }
 }
 
-}  // namespace detail
-
-namespace detail {
+template <typename InT, typename AccT, int E, int M, int KB>
+void mma_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes]) {
+  if constexpr (atom_shape<M, KB>::quad_pair) {
+    for (int q = 0; q < 4; ++q) {
+      const int lanes[8] = {4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 3, 4 * q + 16, 4 * q + 17, 4 * q + 18, 4 * q + 19};
+      mma_lanes<InT, AccT, E, M, KB>(in, out, lanes, 8);
+    }
+  } else {
+    int lanes[32];
+    for (int l = 0; l < 32; ++l) lanes[l] = l;
+    mma_lanes<InT, AccT, E, M, KB>(in, out, lanes, 32);
+  }
+}
 
 // Stops the program unless the running thread's warp has all 32 lanes (a
 // warp-collective MMA needs them): `what` names the operation.
@@ -352,26 +360,23 @@ inline cpu::detail::BlockRunner* require_full_warp(const char* what, const char*
 }  // namespace detail
 
 // acc += a * b over the warp (every one of its 32 lanes must call it), with
-// the variant chosen by the types: (f16, f16), (float, f16), (float, bf16),
-// (float, f8_e4m3), (float, f8_e5m2).
-template <typename InT, typename AccT>
-void mma(frag_c<AccT>& acc, const frag_a& a, const frag_b& b, const char* file = __builtin_FILE(),
-         int line = __builtin_LINE()) {
-  static_assert(std::is_same_v<AccT, f16> || std::is_same_v<AccT, float>, "accumulators are f16 or float");
-  static_assert(std::is_same_v<InT, f16> || std::is_same_v<InT, bf16> || std::is_same_v<InT, f8_e4m3> ||
-                    std::is_same_v<InT, f8_e5m2>,
-                "mma.sync inputs are f16, bf16, f8_e4m3 or f8_e5m2");
-  static_assert(!std::is_same_v<AccT, f16> || std::is_same_v<InT, f16>, "an f16 accumulator takes f16 inputs");
-  static_assert(sizeof(detail::MmaLane<AccT>) <= cpu::detail::kLaneBytes, "lane operands fit the warp scratch");
+// the instruction chosen as croq/device/mma_sync.h chooses it.
+template <typename InT, typename AccT, int E, int M, int KB>
+void mma(frag_c<AccT, E>& acc, const frag_a_t<M, KB>& a, const frag_b_t<M, KB>& b,
+         const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  static_assert(has_instruction_v<InT, AccT, M, KB>, "no mma.sync takes these operand and accumulator types");
+  static_assert(E == atom_shape<M, KB>::c_elems, "the accumulator fits the atom");
+  using Lane = detail::MmaLane<AccT, E, M, KB>;
+  static_assert(sizeof(Lane) <= cpu::detail::kLaneBytes, "lane operands fit the warp scratch");
   cpu::detail::BlockRunner* r = detail::require_full_warp("croq::mma::mma", file, line);
   if (!r) return;
   cpu::detail::Warp& w = r->current_warp();
   const unsigned lane = r->current_lane();
   const unsigned slot = w.generation & 1;
-  const detail::MmaLane<AccT> mine{a, b, acc};
+  const Lane mine{a, b, acc};
   std::memcpy(w.in[slot][lane], &mine, sizeof(mine));
   r->warp_collective({"croq::mma::mma (mma.sync)", file, line}, ~0u, [](cpu::detail::Warp& warp, unsigned s) {
-    detail::mma_warp<InT, AccT>(warp.in[s], warp.out[s]);
+    detail::mma_warp<InT, AccT, E, M, KB>(warp.in[s], warp.out[s]);
   });
   std::memcpy(&acc, w.out[slot][lane], sizeof(acc));
 }

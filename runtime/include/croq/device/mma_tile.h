@@ -23,23 +23,6 @@ namespace mma {
 
 CROQ_DEVICE int lane_id() { return static_cast<int>(threadIdx.x) & 31; }
 
-// ---- fill ----
-CROQ_DEVICE void fill_atom(frag_c<float>& c, float v) {
-#pragma unroll
-  for (int e = 0; e < 4; ++e) c.r[e] = v;
-}
-CROQ_DEVICE void fill_atom(frag_c<f16>& c, float v) {
-  const f16 h = __float2half_rn(v);
-  c.r[0] = c.r[1] = pack2(h, h);
-}
-template <typename F, int R, int C>
-CROQ_DEVICE void fill(F (&frags)[R][C], float v) {
-#pragma unroll
-  for (int i = 0; i < R; ++i)
-#pragma unroll
-    for (int j = 0; j < C; ++j) fill_atom(frags[i][j], v);
-}
-
 // ---- ldmatrix loads (shared memory, 16-byte aligned rows) ----
 //
 // ldmatrix moves 8 x 16-byte matrices, so one lane address per 16-byte row
@@ -95,31 +78,29 @@ CROQ_DEVICE void load_b2_ldsm(frag_b& b0, frag_b& b1, const T* p, int ld) {
 }
 
 // ---- element loads (any memory, with bounds; croq/device/mma_layout.h) ----
-template <typename T>
-CROQ_DEVICE void load_a(frag_a& a, const T* p, int s0, int s1, int v0, int v1) {
+template <typename T, int M, int KB>
+CROQ_DEVICE void load_a(frag_a_t<M, KB>& a, const T* p, int s0, int s1, int v0, int v1) {
   load_a_lane(a, lane_id(), p, s0, s1, v0, v1);
 }
 
-template <typename T>
-CROQ_DEVICE void load_b(frag_b& b, const T* p, int s0, int s1, int v0, int v1) {
+template <typename T, int M, int KB>
+CROQ_DEVICE void load_b(frag_b_t<M, KB>& b, const T* p, int s0, int s1, int v0, int v1) {
   load_b_lane(b, lane_id(), p, s0, s1, v0, v1);
 }
 
-// ---- stores ----
-CROQ_DEVICE float acc_value(const frag_c<float>& c, int e) { return c.r[e]; }
-CROQ_DEVICE float acc_value(const frag_c<f16>& c, int e) {
-  std::uint16_t bits = static_cast<std::uint16_t>(c.r[e / 2] >> ((e % 2) * 16));
-  f16 h;
-  std::memcpy(&h, &bits, 2);
-  return __half2float(h);
+// An accumulator atom read from memory (`acc = mma.load C;`).
+template <typename AccT, int E, typename T>
+CROQ_DEVICE void load_c(frag_c<AccT, E>& c, const T* p, int s0, int s1, int v0, int v1) {
+  load_c_lane(c, lane_id(), p, s0, s1, v0, v1);
 }
 
-template <typename AccT, typename OutT>
-CROQ_DEVICE void store_c(const frag_c<AccT>& c, OutT* p, int s0, int s1, int v0, int v1) {
+// ---- stores ----
+template <typename AccT, int E, typename OutT>
+CROQ_DEVICE void store_c(const frag_c<AccT, E>& c, OutT* p, int s0, int s1, int v0, int v1) {
   const int lane = lane_id();
 #pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    const int i = c_row(lane, e), j = c_col(lane, e);
+  for (int e = 0; e < E; ++e) {
+    const int i = c_row<AccT, E>(lane, e), j = c_col<AccT, E>(lane, e);
     if (i < v0 && j < v1) p[i * s0 + j * s1] = cvt<OutT>(acc_value(c, e));
   }
 }
