@@ -257,6 +257,11 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   kernelInfo_ = &info;
   size_t index = function_->kernels.size();
   k->name = "__croqtile_device_" + function_->name + (index ? "_" + std::to_string(index) : "");
+  // The CPU target takes a kernel's address, which an overloaded name does
+  // not give: a name already used gets a suffix.
+  for (int n = 2; !kernelNames_.insert(k->name).second; ++n)
+    k->name = "__croqtile_device_" + function_->name + (index ? "_" + std::to_string(index) : "") + "_v" +
+              std::to_string(n);
   k->loc = root->loc();
   k->threads = std::max<std::int64_t>(1, info.threadsPerCta);
   if (info.runtimeWarps) k->instances = lowerSym(info.runtimeWarps, root->loc());

@@ -5,6 +5,7 @@
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSet.h>
 #include <llvm/Support/SourceMgr.h>
 
 #include <optional>
@@ -518,6 +519,9 @@ class Lowerer {
   llvm::DenseSet<const sema::Symbol*> tmaFutures_;
   /// Buffers TMA writes: dense rows, no padding.
   llvm::DenseSet<const sema::Symbol*> tmaDests_;
+  /// Every kernel name of the module: overloads of one `__co__` name, or `f`'s
+  /// second kernel next to a function `f_1`, get names of their own.
+  llvm::StringSet<> kernelNames_;
   bool anyMbarrier_ = false;
   /// Conditions the wrapper checks before it lets the kernel use TMA (a
   /// run-time extent equal to its box).
