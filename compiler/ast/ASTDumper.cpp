@@ -221,6 +221,96 @@ class Dumper {
         os_ << "\n";
         return;
       }
+      case NodeKind::MdspanDeclStmt:
+      case NodeKind::ItupleDeclStmt:
+      case NodeKind::ScalarDeclStmt:
+      case NodeKind::SpannedDeclStmt:
+      case NodeKind::FragDeclStmt:
+      case NodeKind::EventDeclStmt: declStmt(s); return;
+      case NodeKind::ParallelStmt:
+      case NodeKind::WithStmt:
+      case NodeKind::ForeachStmt:
+      case NodeKind::WhileStmt:
+      case NodeKind::IfStmt:
+      case NodeKind::InthreadsStmt:
+      case NodeKind::ApplyStmt: controlStmt(s); return;
+      case NodeKind::DmaStmt:
+      case NodeKind::MmaFillStmt:
+      case NodeKind::MmaLoadStmt:
+      case NodeKind::MmaExecStmt:
+      case NodeKind::MmaStoreStmt:
+      case NodeKind::MmaScaleStmt:
+      case NodeKind::MmaWaitStmt:
+      case NodeKind::FragOpStmt: deviceStmt(s); return;
+      case NodeKind::WaitStmt:
+      case NodeKind::TriggerStmt:
+      case NodeKind::SwapStmt:
+      case NodeKind::ReturnStmt:
+      case NodeKind::SyncStmt: eventStmt(s); return;
+      case NodeKind::CppStmt:
+        os_ << " ";
+        printQuoted(llvm::cast<CppStmt>(s)->code, os_);
+        os_ << "\n";
+        return;
+      case NodeKind::AsmStmt: {
+        const auto* a = llvm::cast<AsmStmt>(s);
+        flag(a->isVolatile, "volatile");
+        os_ << " ";
+        printQuoted(a->asmTemplate, os_);
+        os_ << "\n";
+        ++indent_;
+        auto operands = [&](llvm::ArrayRef<AsmOperand> ops, llvm::StringRef label) {
+          for (const AsmOperand& op : ops) {
+            os_.indent(indent_ * 2) << label << ": ";
+            if (!op.symbolicName.empty()) os_ << "[" << op.symbolicName << "] ";
+            printQuoted(op.constraint, os_);
+            os_ << " (";
+            printExpr(op.value, os_);
+            os_ << ")\n";
+          }
+        };
+        operands(a->outputs, "out");
+        operands(a->inputs, "in");
+        for (llvm::StringRef c : a->clobbers) {
+          os_.indent(indent_ * 2) << "clobber: ";
+          printQuoted(c, os_);
+          os_ << "\n";
+        }
+        --indent_;
+        return;
+      }
+      case NodeKind::PrintStmt: {
+        const auto* p = llvm::cast<PrintStmt>(s);
+        os_ << " " << (p->newline ? "println" : "print") << (p->compileTime ? "!" : "") << "(";
+        printList(p->args, os_);
+        os_ << ")\n";
+        return;
+      }
+      case NodeKind::AssertStmt: {
+        const auto* a = llvm::cast<AssertStmt>(s);
+        os_ << " ";
+        printExpr(a->cond, os_);
+        os_ << " ";
+        printQuoted(a->message, os_);
+        os_ << "\n";
+        return;
+      }
+      case NodeKind::DirectiveStmt:
+        os_ << " ";
+        printQuoted(llvm::cast<DirectiveStmt>(s)->text.trim(), os_);
+        os_ << "\n";
+        return;
+#define EXPR(Name) case NodeKind::Name##Expr:
+#define TOP(Name) case NodeKind::Name:
+#include "ast/ASTNodes.def"
+        os_ << " (not a statement)\n";
+        return;
+    }
+  }
+
+  // Declarations.
+  void declStmt(const Stmt* s) {
+    switch (s->kind()) {
       case NodeKind::MdspanDeclStmt: {
         const auto* d = llvm::cast<MdspanDeclStmt>(s);
         os_ << " " << d->name;
@@ -289,6 +379,13 @@ class Dumper {
         --indent_;
         return;
       }
+      default: return;
+    }
+  }
+
+  // Parallelism, loops and conditions.
+  void controlStmt(const Stmt* s) {
+    switch (s->kind()) {
       case NodeKind::ParallelStmt: {
         const auto* p = llvm::cast<ParallelStmt>(s);
         flag(p->isAsync, "async");
@@ -387,6 +484,13 @@ class Dumper {
         body(a->body);
         return;
       }
+      default: return;
+    }
+  }
+
+  // Copies, MMA steps, events, returns and `sync`.
+  void deviceStmt(const Stmt* s) {
+    switch (s->kind()) {
       case NodeKind::DmaStmt: {
         const auto* d = llvm::cast<DmaStmt>(s);
         os_ << " " << tokenKindSpelling(d->engine) << tokenKindSpelling(d->op);
@@ -497,6 +601,13 @@ class Dumper {
         os_ << ")\n";
         return;
       }
+      default: return;
+    }
+  }
+
+  // Events, `swap`, returns and `sync`.
+  void eventStmt(const Stmt* s) {
+    switch (s->kind()) {
       case NodeKind::WaitStmt:
         os_ << " ";
         printList(llvm::cast<WaitStmt>(s)->targets, os_);
@@ -543,64 +654,7 @@ class Dumper {
         os_ << "\n";
         return;
       }
-      case NodeKind::CppStmt:
-        os_ << " ";
-        printQuoted(llvm::cast<CppStmt>(s)->code, os_);
-        os_ << "\n";
-        return;
-      case NodeKind::AsmStmt: {
-        const auto* a = llvm::cast<AsmStmt>(s);
-        flag(a->isVolatile, "volatile");
-        os_ << " ";
-        printQuoted(a->asmTemplate, os_);
-        os_ << "\n";
-        ++indent_;
-        auto operands = [&](llvm::ArrayRef<AsmOperand> ops, llvm::StringRef label) {
-          for (const AsmOperand& op : ops) {
-            os_.indent(indent_ * 2) << label << ": ";
-            if (!op.symbolicName.empty()) os_ << "[" << op.symbolicName << "] ";
-            printQuoted(op.constraint, os_);
-            os_ << " (";
-            printExpr(op.value, os_);
-            os_ << ")\n";
-          }
-        };
-        operands(a->outputs, "out");
-        operands(a->inputs, "in");
-        for (llvm::StringRef c : a->clobbers) {
-          os_.indent(indent_ * 2) << "clobber: ";
-          printQuoted(c, os_);
-          os_ << "\n";
-        }
-        --indent_;
-        return;
-      }
-      case NodeKind::PrintStmt: {
-        const auto* p = llvm::cast<PrintStmt>(s);
-        os_ << " " << (p->newline ? "println" : "print") << (p->compileTime ? "!" : "") << "(";
-        printList(p->args, os_);
-        os_ << ")\n";
-        return;
-      }
-      case NodeKind::AssertStmt: {
-        const auto* a = llvm::cast<AssertStmt>(s);
-        os_ << " ";
-        printExpr(a->cond, os_);
-        os_ << " ";
-        printQuoted(a->message, os_);
-        os_ << "\n";
-        return;
-      }
-      case NodeKind::DirectiveStmt:
-        os_ << " ";
-        printQuoted(llvm::cast<DirectiveStmt>(s)->text.trim(), os_);
-        os_ << "\n";
-        return;
-#define EXPR(Name) case NodeKind::Name##Expr:
-#define TOP(Name) case NodeKind::Name:
-#include "ast/ASTNodes.def"
-        os_ << " (not a statement)\n";
-        return;
+      default: return;
     }
   }
 

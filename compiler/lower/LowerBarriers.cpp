@@ -1,5 +1,6 @@
-// Barrier elision after lowering (spec 21.1 lets croqc drop any barrier it
-// can prove unnecessary).
+// Barriers: where lowering places them (a named barrier inside an
+// `inthreads` region, none right after another one) and their elision after
+// lowering (spec 21.1 lets croqc drop any barrier it can prove unnecessary).
 //
 // A CTA barrier at the end of a loop body is redundant when the next
 // iteration, and the code after the loop, both reach another CTA barrier
@@ -12,6 +13,89 @@
 #include "lower/LowerImpl.h"
 
 namespace croqc::lower {
+
+// ---------------------------------------------------------------------------
+// Barriers as lowering places them
+
+namespace {
+/// True when `list` ends with a barrier of `scope` followed only by
+/// statements that touch no memory other threads read.
+bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int64_t namedId) {
+  for (auto it = list.rbegin(); it != list.rend(); ++it) {
+    const Stmt* s = *it;
+    switch (s->kind) {
+      case StmtKind::Barrier: return s->scope == scope && s->count == namedId;
+      case StmtKind::Block: return endsWithBarrier(s->body, scope, namedId);
+      case StmtKind::Raw:
+        if (s->pure) continue;
+        return false;
+      case StmtKind::Let:
+      case StmtKind::Assign:
+        // A read of shared (or global) memory must stay before the barrier:
+        // it orders the read before other threads' later writes.
+        if (kir::readsNonLocalMemory(s->value)) return false;
+        continue;
+      case StmtKind::Comment:
+      case StmtKind::AsyncCommit: continue;
+      case StmtKind::Copy:
+        if (s->async) continue;
+        return false;
+      case StmtKind::TmaLoad: continue;  // read only after a wait and a barrier
+      default: return false;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+bool Lowerer::barrierRedundant(kir::Scope scope, std::int64_t namedId) const {
+  // A barrier is redundant right after another one of the same scope when
+  // nothing in between touched memory other threads see: declarations and
+  // updates of registers that read no shared or global memory, comments, and
+  // async copies (whose data nobody reads before a wait and the barrier after
+  // it).
+  return out_ && endsWithBarrier(*out_, scope, namedId);
+}
+
+void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
+  // Inside an `inthreads` region a block barrier is over the region's
+  // threads: a named barrier, or nothing for a region of one thread.
+  std::int64_t id = 0, threads = kernel_ ? kernel_->threads : 1;
+  if (scope == kir::Scope::Warpgroup) {
+    if (!regions_.empty() && (regions_.back().lo % 128 || regions_.back().threads % 128 || !regions_.back().contiguous)) {
+      Region& r = regions_.back();
+      if (!r.reported) unsupported(DiagKind::err_unsupported_wg_barrier_partial_warpgroups, r.range);
+      r.reported = true;
+      return;
+    }
+    // Each warpgroup its own named barrier: ids base .. base + warpgroups - 1.
+    if (warpgroupBarrierBase_ == 0) {
+      warpgroupBarrierBase_ = nextNamedBarrier_;
+      nextNamedBarrier_ += std::max<std::int64_t>(1, threads / 128);
+      if (nextNamedBarrier_ > 16) unsupported(DiagKind::err_unsupported_wg_barriers_too_many_regions, {loc, loc});
+    }
+    id = warpgroupBarrierBase_;
+    threads = 128;
+  } else if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
+    Region& r = regions_.back();
+    if (r.threads <= 1) return;
+    if (r.barrierId < 0) {
+      if (!r.reported) unsupported(DiagKind::err_unsupported_barrier_partial_warps, r.range);
+      r.reported = true;
+      return;
+    }
+    id = r.barrierId;
+    threads = r.threads;
+  }
+  if (barrierRedundant(scope, id)) return;
+  Stmt* b = emit(StmtKind::Barrier, loc);
+  b->scope = scope;
+  b->count = id;
+  b->threads = threads;
+}
+
+// ---------------------------------------------------------------------------
+// Elision after lowering
 
 namespace {
 

@@ -300,6 +300,26 @@ void Lowerer::findEventBoundCopies(const ast::Stmt* body) {
 // ---------------------------------------------------------------------------
 // trigger and wait
 
+void Lowerer::noteTriggeringThreads(EventInfo& info, const sema::Symbol& event, std::vector<bool> on,
+                                    std::int64_t arrivals, llvm::SMRange where) {
+  auto shares = [&](const std::vector<bool>& a) {
+    for (size_t i = 0; i < a.size() && i < on.size(); ++i)
+      if (a[i] && on[i]) return true;
+    return false;
+  };
+  for (const EventInfo::Triggers& role : info.roles) {
+    if (role.threads == on && role.arrivals == arrivals) return;
+    if (role.threads == on || shares(role.threads)) {
+      diags_.report(where.Start, DiagKind::err_event_arrivals_mismatch, event.name, arrivals, role.arrivals)
+          .range(where)
+          .note(role.at.Start, DiagKind::note_event_first_trigger);
+      return;
+    }
+  }
+  info.arrivals += arrivals;
+  info.roles.push_back({std::move(on), arrivals, where});
+}
+
 void Lowerer::lowerTrigger(const TriggerStmt* t) {
   if (t->after.size() && t->targets.size() != 1) {
     unsupported(DiagKind::err_unsupported_trigger_after_several, t->range());
@@ -343,6 +363,7 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
     a->index = ref->index;
     a->text = eventAddress(*ref);
     std::int64_t arrivals = 0;
+    std::vector<bool> on = activeThreads();
     if (bound || legacy) {
       // One elected thread arrives for the copies.
       if (!rank && !regionThreads(t->range(), threads, rank)) return;
@@ -350,19 +371,14 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
       a->count = bytes;
       a->cond = bytes ? m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean()) : nullptr;
       arrivals = 1;
+      std::int64_t elected = regions_.empty() ? 0 : regions_.back().lo;
+      on.assign(on.size(), false);
+      if (elected >= 0 && static_cast<size_t>(elected) < on.size()) on[elected] = true;
     } else {
-      std::vector<bool> on = activeThreads();
       a->scope = kir::Scope::Thread;
       arrivals = std::count(on.begin(), on.end(), true);
     }
-    if (info.arrivals == 0) {
-      info.arrivals = arrivals;
-      info.arrivalsAt = t->range();
-    } else if (info.arrivals != arrivals) {
-      diags_.report(t->loc(), DiagKind::err_event_arrivals_mismatch, ref->symbol->name, arrivals, info.arrivals)
-          .range(t->range())
-          .note(info.arrivalsAt.Start, DiagKind::note_event_first_trigger);
-    }
+    noteTriggeringThreads(info, *ref->symbol, std::move(on), arrivals, t->range());
     out_->push_back(a);
     advanceOrder(*ref, t->loc());
   }

@@ -164,9 +164,9 @@ llvm::StringRef mathBuiltin(llvm::StringRef name) {
 
 }  // namespace
 
-const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
-  const sema::Type* t = sema_.typeOf(e);
-  // Integers sema knows symbolically.
+// An integer expression whose value sema knows symbolically, over values
+// lowering has bound: that value (nullptr otherwise).
+const Expr* Lowerer::lowerKnownInteger(const ast::Expr* e, const sema::Type* t) {
   if (t && (t->kind == sema::TypeKind::Int || t->kind == sema::TypeKind::Bounded) && t->values.size() == 1 &&
       !sym::isUnknown(t->values[0]) && !llvm::isa<NameExpr>(e)) {
     bool known = true;
@@ -191,6 +191,115 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
     check(t->values[0]);
     if (known) return lowerSym(t->values[0], e->loc());
   }
+  return nullptr;
+
+}
+
+const Expr* Lowerer::lowerName(const ast::NameExpr* e) {
+  const sema::Symbol* s = sema_.references.lookup(e);
+  if (!s) {
+    unsupported(DiagKind::err_unsupported_device_expr, e->range(), nodeKindName(e->kind()));
+    return m().intc(0);
+  }
+  auto it = values_.find(s);
+  if (it != values_.end()) return it->second;
+  if (s->value && !sym::isUnknown(s->value) && !llvm::isa<sym::SymbolExpr>(s->value))
+    return lowerSym(s->value, e->loc());
+  if (s->value) {
+    auto sv = symValues_.find(s->value);
+    if (sv != symValues_.end()) return sv->second;
+  }
+  if (s->type.kind == sema::TypeKind::Data) {
+    // A rank-0 read of a one-element buffer is not a scalar; report.
+    unsupported(DiagKind::err_unsupported_span_as_scalar, e->range());
+    return m().intc(0);
+  }
+  diags_.report(e->loc(), DiagKind::err_lower_symbolic, "the name", s->name,
+                "declare it before the parallel, or give it a value inside");
+  return m().intc(0);
+}
+
+const Expr* Lowerer::lowerBinary(const ast::BinaryExpr* b) {
+  llvm::StringRef op = binarySpelling(b->op);
+  if (op.empty()) {
+    unsupported(DiagKind::err_unsupported_device_expr, b->range(), nodeKindName(b->kind()));
+    return m().intc(0);
+  }
+  const Expr* l = lowerExpr(b->lhs);
+  const Expr* r = lowerExpr(b->rhs);
+  kir::ScalarType ty = typeOf(b);
+  kir::ScalarType operandType = ty;
+  if (isComparison(op)) {
+    operandType = l->type.isElem() ? l->type : r->type;
+    ty = kir::ScalarType::boolean();
+  }
+  if (operandType.isElem()) {
+    operandType = kir::ScalarType::element(kir::computeType(operandType.elem));
+    l = m().convert(l, operandType);
+    r = m().convert(r, operandType);
+    if (!isComparison(op)) ty = operandType;
+  }
+  if (op == "&&" || op == "||") {
+    l = l->type.kind == kir::ScalarType::Kind::Bool ? l : m().binary("!=", l, m().intc(0), ty);
+    r = r->type.kind == kir::ScalarType::Kind::Bool ? r : m().binary("!=", r, m().intc(0), ty);
+  }
+  // Arithmetic on fp6 and fp4 values gives a value of their type (the
+  // f32 result rounded to it), as in Croqtile's runtime; 8- and 16-bit
+  // floats keep the f32 result.
+  if (kir::ScalarType result = typeOf(b); !isComparison(op) && result.isElem() && target::isFloatType(result.elem) &&
+                                          target::elementBits(result.elem) < 8)
+    return m().convert(m().binary(op, l, r, ty), result);
+  return m().binary(op, l, r, ty);
+}
+
+const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
+  const sema::Type* t = sema_.typeOf(c);
+  std::vector<const Expr*> args;
+  for (const ast::Expr* a : c->args) args.push_back(lowerExpr(a));
+  kir::ScalarType ty = typeOf(c);
+  llvm::StringRef math = mathBuiltin(c->callee);
+  if (!math.empty() && !c->viaCallKeyword) {
+    for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
+    return m().call(math, args, kir::ScalarType::element(TokenKind::ty_f32));
+  }
+  llvm::StringRef plain = c->callee;
+  plain.consume_front("__");
+  if ((plain == "min" || plain == "max") && args.size() == 2) {
+    if (!args[0]->type.isElem() && !args[1]->type.isElem())
+      return plain == "min" ? m().min(args[0], args[1]) : m().max(args[0], args[1]);
+    for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
+    return m().call(plain == "min" ? "fminf" : "fmaxf", args, kir::ScalarType::element(TokenKind::ty_f32));
+  }
+  if ((plain == "alignup" || plain == "aligndown") && args.size() == 2)
+    return m().call(plain == "alignup" ? "croq::alignup" : "croq::aligndown", args, kir::ScalarType::integer());
+  if (plain == "isfinite" && args.size() == 1) {
+    args[0] = m().convert(args[0], kir::ScalarType::element(TokenKind::ty_f32));
+    return m().call("croq::is_finite", args, kir::ScalarType::boolean());
+  }
+  if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
+  std::string callee = c->callee.str();
+  if (c->hasTemplateArgs) {
+    callee += "<";
+    for (size_t i = 0; i < c->templateArgs.size(); ++i) {
+      if (i) callee += ", ";
+      const sema::Type* at = sema_.typeOf(c->templateArgs[i]);
+      if (const auto* et = llvm::dyn_cast<ElementTypeExpr>(c->templateArgs[i]))
+        callee += kir::cxxElementType(et->type);
+      else if (at && at->kind == sema::TypeKind::TypeName)
+        callee += kir::cxxElementType(at->elem);
+      else
+        callee += printExpr(lowerExpr(c->templateArgs[i]));
+    }
+    callee += ">";
+  }
+  if (ty.kind == kir::ScalarType::Kind::Int && t && t->kind == sema::TypeKind::Opaque)
+    ty = kir::ScalarType::integer();
+  return m().call(callee, args, ty);
+}
+
+const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
+  const sema::Type* t = sema_.typeOf(e);
+  if (const Expr* known = lowerKnownInteger(e, t)) return known;
 
   switch (e->kind()) {
     case NodeKind::IntLiteralExpr: {
@@ -213,26 +322,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       return m().floatc(text, TokenKind::ty_f32);
     }
     case NodeKind::BoolLiteralExpr: return m().boolc(llvm::cast<BoolLiteralExpr>(e)->value);
-    case NodeKind::NameExpr: {
-      const sema::Symbol* s = sema_.references.lookup(e);
-      if (!s) break;
-      auto it = values_.find(s);
-      if (it != values_.end()) return it->second;
-      if (s->value && !sym::isUnknown(s->value) && !llvm::isa<sym::SymbolExpr>(s->value))
-        return lowerSym(s->value, e->loc());
-      if (s->value) {
-        auto sv = symValues_.find(s->value);
-        if (sv != symValues_.end()) return sv->second;
-      }
-      if (s->type.kind == sema::TypeKind::Data) {
-        // A rank-0 read of a one-element buffer is not a scalar; report.
-        unsupported(DiagKind::err_unsupported_span_as_scalar, e->range());
-        return m().intc(0);
-      }
-      diags_.report(e->loc(), DiagKind::err_lower_symbolic, "the name", s->name,
-                    "declare it before the parallel, or give it a value inside");
-      return m().intc(0);
-    }
+    case NodeKind::NameExpr: return lowerName(llvm::cast<NameExpr>(e));
     case NodeKind::UnaryExpr: {
       const auto* u = llvm::cast<UnaryExpr>(e);
       const Expr* v = lowerExpr(u->operand);
@@ -245,36 +335,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       }
       return m().unary(u->op == TokenKind::tilde ? "~" : "-", v, ty);
     }
-    case NodeKind::BinaryExpr: {
-      const auto* b = llvm::cast<BinaryExpr>(e);
-      llvm::StringRef op = binarySpelling(b->op);
-      if (op.empty()) break;
-      const Expr* l = lowerExpr(b->lhs);
-      const Expr* r = lowerExpr(b->rhs);
-      kir::ScalarType ty = typeOf(e);
-      kir::ScalarType operandType = ty;
-      if (isComparison(op)) {
-        operandType = l->type.isElem() ? l->type : r->type;
-        ty = kir::ScalarType::boolean();
-      }
-      if (operandType.isElem()) {
-        operandType = kir::ScalarType::element(kir::computeType(operandType.elem));
-        l = m().convert(l, operandType);
-        r = m().convert(r, operandType);
-        if (!isComparison(op)) ty = operandType;
-      }
-      if (op == "&&" || op == "||") {
-        l = l->type.kind == kir::ScalarType::Kind::Bool ? l : m().binary("!=", l, m().intc(0), ty);
-        r = r->type.kind == kir::ScalarType::Kind::Bool ? r : m().binary("!=", r, m().intc(0), ty);
-      }
-      // Arithmetic on fp6 and fp4 values gives a value of their type (the
-      // f32 result rounded to it), as in Croqtile's runtime; 8- and 16-bit
-      // floats keep the f32 result.
-      if (kir::ScalarType result = typeOf(e); !isComparison(op) && result.isElem() && target::isFloatType(result.elem) &&
-                                              target::elementBits(result.elem) < 8)
-        return m().convert(m().binary(op, l, r, ty), result);
-      return m().binary(op, l, r, ty);
-    }
+    case NodeKind::BinaryExpr: return lowerBinary(llvm::cast<BinaryExpr>(e));
     case NodeKind::ConditionalExpr: {
       const auto* c = llvm::cast<ConditionalExpr>(e);
       const Expr* a = lowerExpr(c->then);
@@ -313,50 +374,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       if (c->type == TokenKind::kw_int) return m().convert(v, kir::ScalarType::integer());
       return m().convert(v, kir::ScalarType::element(c->type));
     }
-    case NodeKind::CallExpr: {
-      const auto* c = llvm::cast<CallExpr>(e);
-      std::vector<const Expr*> args;
-      for (const ast::Expr* a : c->args) args.push_back(lowerExpr(a));
-      kir::ScalarType ty = typeOf(e);
-      llvm::StringRef math = mathBuiltin(c->callee);
-      if (!math.empty() && !c->viaCallKeyword) {
-        for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
-        return m().call(math, args, kir::ScalarType::element(TokenKind::ty_f32));
-      }
-      llvm::StringRef plain = c->callee;
-      plain.consume_front("__");
-      if ((plain == "min" || plain == "max") && args.size() == 2) {
-        if (!args[0]->type.isElem() && !args[1]->type.isElem())
-          return plain == "min" ? m().min(args[0], args[1]) : m().max(args[0], args[1]);
-        for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
-        return m().call(plain == "min" ? "fminf" : "fmaxf", args, kir::ScalarType::element(TokenKind::ty_f32));
-      }
-      if ((plain == "alignup" || plain == "aligndown") && args.size() == 2)
-        return m().call(plain == "alignup" ? "croq::alignup" : "croq::aligndown", args, kir::ScalarType::integer());
-      if (plain == "isfinite" && args.size() == 1) {
-        args[0] = m().convert(args[0], kir::ScalarType::element(TokenKind::ty_f32));
-        return m().call("croq::is_finite", args, kir::ScalarType::boolean());
-      }
-      if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
-      std::string callee = c->callee.str();
-      if (c->hasTemplateArgs) {
-        callee += "<";
-        for (size_t i = 0; i < c->templateArgs.size(); ++i) {
-          if (i) callee += ", ";
-          const sema::Type* at = sema_.typeOf(c->templateArgs[i]);
-          if (const auto* et = llvm::dyn_cast<ElementTypeExpr>(c->templateArgs[i]))
-            callee += kir::cxxElementType(et->type);
-          else if (at && at->kind == sema::TypeKind::TypeName)
-            callee += kir::cxxElementType(at->elem);
-          else
-            callee += printExpr(lowerExpr(c->templateArgs[i]));
-        }
-        callee += ">";
-      }
-      if (ty.kind == kir::ScalarType::Kind::Int && t && t->kind == sema::TypeKind::Opaque)
-        ty = kir::ScalarType::integer();
-      return m().call(callee, args, ty);
-    }
+    case NodeKind::CallExpr: return lowerCall(llvm::cast<CallExpr>(e));
     default: break;
   }
   unsupported(DiagKind::err_unsupported_device_expr, e->range(), nodeKindName(e->kind()));

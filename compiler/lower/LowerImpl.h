@@ -128,6 +128,10 @@ class Lowerer {
   ast::ParallelLevel deepestLevelUsed(const ast::Expr* e) const;
 
   // ---- Expressions (LowerExpr.cpp) ----
+  const Expr* lowerKnownInteger(const ast::Expr* e, const sema::Type* t);
+  const Expr* lowerName(const ast::NameExpr* e);
+  const Expr* lowerBinary(const ast::BinaryExpr* b);
+  const Expr* lowerCall(const ast::CallExpr* c);
   const Expr* lowerExpr(const ast::Expr* e);
   const Expr* lowerInt(const ast::Expr* e);
   const Expr* lowerCondition(const ast::Expr* e);
@@ -554,13 +558,25 @@ class Lowerer {
     bool array = false;
     bool ready = false;
     std::int64_t declaredCount = 0;
-    /// Arrivals per phase, from the first trigger (0: never triggered).
+    /// Arrivals per phase: one from each thread that arrives at some
+    /// `trigger` of the event (0: never triggered). Each role, a set of
+    /// threads sharing none with another, adds its arrivals.
     std::int64_t arrivals = 0;
-    llvm::SMRange arrivalsAt;
+    struct Triggers {
+      std::vector<bool> threads;
+      std::int64_t arrivals = 0;
+      llvm::SMRange at;
+    };
+    std::vector<Triggers> roles;
     std::string phases;
     kir::Stmt* init = nullptr;
   };
   llvm::DenseMap<const sema::Symbol*, EventInfo> events_;
+  /// Records the threads that arrive at a `trigger` of an event: the same
+  /// threads as an earlier trigger's, or a new role that shares no thread
+  /// with the earlier ones (its arrivals join each phase); else an error.
+  void noteTriggeringThreads(EventInfo& info, const sema::Symbol& event, std::vector<bool> on,
+                             std::int64_t arrivals, llvm::SMRange where);
   /// Async TMA futures whose completion a `trigger e after f` binds to an
   /// event, with that trigger's event expression.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> eventBound_;

@@ -1,6 +1,7 @@
 // Semantic analysis, part one: the entry point, scopes and symbols,
-// functions and parameters, declarations and the statements that are not
-// about parallelism, data movement or MMA (spec sections 2, 4, 5, 7, 9, 10).
+// functions and parameters, and the statements that are not declarations
+// (SemaDecl.cpp) or about parallelism, data movement or MMA (spec sections 2,
+// 4, 5, 7, 9, 10).
 #include "sema/Sema.h"
 
 #include <llvm/ADT/STLExtras.h>
@@ -17,10 +18,6 @@ using namespace ast;
 using llvm::SMRange;
 using llvm::StringRef;
 
-namespace {
-
-/// The first name in `e` that refers to a mutable value (spec 5.2: mdspans
-/// and ituples cannot be initialised from mutable values).
 const NameExpr* findMutableName(const SemaResult& result, const Expr* e) {
   if (!e) return nullptr;
   if (const auto* n = llvm::dyn_cast<NameExpr>(e)) {
@@ -39,8 +36,6 @@ const NameExpr* findMutableName(const SemaResult& result, const Expr* e) {
     if (const NameExpr* found = findMutableName(result, c)) return found;
   return nullptr;
 }
-
-}  // namespace
 
 std::unique_ptr<SemaResult> analyze(const Program& program, const SemaOptions& options, DiagnosticEngine& diags) {
   auto result = std::make_unique<SemaResult>();
@@ -594,198 +589,6 @@ void Checker::checkConversion(const Type& from, TokenKind to, SMRange where) {
   } else if (!isFloat(f) && !isFloat(to) && fb == tb && isUnsigned(f) != isUnsigned(to)) {
     diags_.report(where.Start, DiagKind::warn_sign_conversion, tokenKindSpelling(f), tokenKindSpelling(to)).range(where);
   }
-}
-
-void Checker::checkScalarDecl(const ScalarDeclStmt* d) {
-  for (const Declarator& decl : d->decls) {
-    if (d->storage != Storage::None)
-      report(decl.range, DiagKind::err_scalar_storage, decl.name, storageName(d->storage));
-    Type t;
-    Type init;
-    if (decl.init) init = check(decl.init);
-    switch (d->type.kind) {
-      case TypeRef::Kind::Int: t = Type::simple(TypeKind::Int); break;
-      case TypeRef::Kind::Bool: t = Type::simple(TypeKind::Bool); break;
-      case TypeRef::Kind::Scalar:
-        t = Type::simple(TypeKind::Element);
-        t.elem = d->type.elem;
-        break;
-      default:
-        if (!decl.init) {
-          report(decl.range, DiagKind::err_mutable_needs_type_or_init, decl.name);
-          t = Type::error();
-        } else {
-          t = init;
-        }
-        break;
-    }
-    bool isMutable = d->isMutable || t.kind == TypeKind::Element;
-    if (!decl.init && !isMutable && d->type.kind != TypeRef::Kind::Auto)
-      report(decl.range, DiagKind::err_immutable_uninitialized, d->type.kind == TypeRef::Kind::Bool ? "bool" : "int",
-             decl.name);
-    if (decl.init && !init.isError() && d->type.kind != TypeRef::Kind::Auto) {
-      if (t.kind == TypeKind::Int && !init.isIntegral() && init.kind != TypeKind::Opaque &&
-          init.kind != TypeKind::Element)
-        report(decl.init->range(), DiagKind::err_type_mismatch, "an integer", "a value", describe(init));
-      if (t.kind == TypeKind::Element) checkConversion(init, t.elem, decl.init->range());
-    }
-    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, isMutable);
-    if (t.kind == TypeKind::Int) {
-      // A value sema cannot follow (read from memory, say) is a symbol of
-      // its own, which lowering binds to the variable.
-      s->value = (!isMutable && decl.init) ? valueOf(decl.init) : sym().freshSymbol(decl.name, std::nullopt);
-      if (sym::isUnknown(s->value)) s->value = sym().freshSymbol(decl.name, std::nullopt);
-      s->type.values = {s->value};
-    }
-    result_.declarations[d].push_back(s);
-  }
-}
-
-SymList Checker::arrayDimensions(llvm::ArrayRef<Expr*> dims, StringRef name) {
-  SymList out;
-  for (const Expr* e : dims) {
-    const SymExpr* v = intValue(e, "an array dimension");
-    std::optional<std::int64_t> c = sym::constantValue(v);
-    if (!c) {
-      if (!sym::isUnknown(v)) report(e->range(), DiagKind::err_array_dim_not_static, name, sym::print(v));
-    } else if (*c <= 0) {
-      report(e->range(), DiagKind::err_array_dim_not_positive, name, *c);
-    }
-    out.push_back(v);
-  }
-  return out;
-}
-
-void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
-  std::optional<SymList> shape;
-  if (d->dims.size() == 1) {
-    Type t = check(d->dims[0]);
-    if (t.kind == TypeKind::Mdspan || t.kind == TypeKind::BoundedTuple) shape = t.shape;
-  }
-  if (!shape) {
-    shape.emplace();
-    for (const Expr* dim : d->dims) {
-      Type t = check(dim);
-      if (t.kind == TypeKind::Mdspan) {
-        shape->append(t.shape.begin(), t.shape.end());
-        continue;
-      }
-      if (!t.isIntegral() && !t.isError()) report(dim->range(), DiagKind::err_shape_dim_type, shape->size(), d->decls.empty() ? "" : d->decls[0].name, describe(t));
-      shape->push_back(t.isIntegral() ? valueOf(dim) : unknown());
-    }
-  }
-  Storage storage = d->storage;
-  bool inParallel = !parallels_.empty();
-  if (storage == Storage::None) storage = inParallel ? Storage::Local : Storage::Global;
-  for (const Declarator& decl : d->decls) {
-    if ((storage == Storage::Shared || storage == Storage::Local) && !inParallel)
-      report(decl.range, DiagKind::err_storage_outside_parallel, storageName(storage), decl.name);
-    if (shape->empty()) report(decl.range, DiagKind::err_empty_shape, "`" + decl.name.str() + "`", tokenKindSpelling(d->elem));
-    for (size_t i = 0; i < shape->size(); ++i) {
-      std::optional<std::int64_t> c = sym::constantValue((*shape)[i]);
-      if (c && *c <= 0) report(d->range(), DiagKind::err_buffer_dim_not_positive, i, decl.name, *c);
-      // Shared buffers may be sized at the launch (spec 5.4); local ones not.
-      if (!c && storage == Storage::Local && !sym::isUnknown((*shape)[i]))
-        report(d->dims.size() == shape->size() ? d->dims[i]->range() : d->range(), DiagKind::err_buffer_shape_not_static,
-               storageName(storage), decl.name, i, sym::print((*shape)[i]));
-    }
-    Type t = Type::simple(TypeKind::Data);
-    t.elem = d->elem;
-    t.storage = storage;
-    t.shape = *shape;
-    t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);
-    if (decl.init) {
-      Type init = check(decl.init);
-      if (!init.isError() && init.kind != TypeKind::Element && !init.isIntegral())
-        report(decl.init->range(), DiagKind::err_type_mismatch, "a scalar initial value", "a value", describe(init));
-    }
-    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
-    result_.declarations[d].push_back(s);
-    if (storage == Storage::Shared && kernel_) {
-      std::int64_t bytes = 1;
-      bool known = true;
-      for (const SymExpr* e : *shape) {
-        std::optional<std::int64_t> c = sym::constantValue(e);
-        if (!c) known = false;
-        else bytes *= *c;
-      }
-      for (const SymExpr* e : t.arrayDims) {
-        std::optional<std::int64_t> c = sym::constantValue(e);
-        if (c) bytes *= *c;
-      }
-      if (known) addSharedBytes(bytes * target::elementBytes(d->elem));
-    }
-  }
-}
-
-void Checker::checkFragDecl(const FragDeclStmt* d) {
-  SymList shape;
-  for (const Expr* dim : d->dims) shape.push_back(intValue(dim, "a fragment dimension"));
-  if (parallels_.empty()) report(d->range(), DiagKind::err_device_only_statement, "a fragment declaration");
-  for (const Declarator& decl : d->decls) {
-    // `frag.s32 mc[1][2]` declares MMA accumulators whose shape comes from use.
-    Type t = Type::simple(d->dims.empty() ? TypeKind::Accumulator : TypeKind::Fragment);
-    t.elem = d->elem;
-    t.shape = shape;
-    t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);
-    if (decl.init) check(decl.init);
-    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
-    result_.declarations[d].push_back(s);
-  }
-}
-
-void Checker::checkEventDecl(const EventDeclStmt* d) {
-  if (d->count) intValue(d->count, "an event count");
-  if (parallels_.empty()) report(d->range(), DiagKind::err_device_only_statement, "an event declaration");
-  for (const Declarator& decl : d->decls) {
-    Type t = Type::simple(TypeKind::Event);
-    t.storage = Storage::Shared;
-    t.arrayDims = arrayDimensions(decl.arrayDims, decl.name);
-    Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
-    result_.declarations[d].push_back(s);
-  }
-}
-
-void Checker::checkMdspanDecl(const MdspanDeclStmt* d) {
-  Type init = check(d->init);
-  Type t = Type::simple(TypeKind::Mdspan);
-  if (init.kind == TypeKind::Mdspan) {
-    t = init;
-    if (t.shape.empty()) report(d->init->range(), DiagKind::err_empty_mdspan, d->name);
-  } else if (init.isIntegral()) {
-    t.shape = {valueOf(d->init)};
-  } else if (!init.isError()) {
-    report(d->init->range(), DiagKind::err_mdspan_non_integer, describe(init));
-    t = Type::error();
-  }
-  if (d->rank && !t.isError() && *d->rank != t.rank())
-    report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "mdspan", *d->rank, t.rank());
-  if (const NameExpr* m = t.isError() ? nullptr : findMutableName(result_, d->init))
-    report(m->range(), DiagKind::err_immutable_from_mutable, "mdspan", d->name, m->name);
-  Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
-  result_.declarations[d].push_back(s);
-}
-
-void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
-  Type t = Type::simple(TypeKind::Ituple);
-  if (!d->init) {
-    report(d->range(), DiagKind::err_ituple_uninitialized, d->name);
-    t = Type::error();
-  } else {
-    Type init = check(d->init);
-    if (init.kind == TypeKind::Ituple) {
-      t = init;
-    } else if (!init.isError()) {
-      report(d->init->range(), DiagKind::err_ituple_needs_braces, "`" + exprText(d->init) + "`");
-      t = Type::error();
-    }
-  }
-  if (d->rank && !t.isError() && *d->rank != t.values.size())
-    report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "ituple", *d->rank, t.values.size());
-  if (const NameExpr* m = t.isError() ? nullptr : findMutableName(result_, d->init))
-    report(m->range(), DiagKind::err_immutable_from_mutable, "ituple", d->name, m->name);
-  Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
-  result_.declarations[d].push_back(s);
 }
 
 /// Declares the variables of one `with`/`foreach` binding.

@@ -38,41 +38,9 @@ Symbol* Checker::bindFuture(StringRef name, llvm::SMLoc loc, const Type& type, c
   return s;
 }
 
-void Checker::checkDma(const DmaStmt* d) {
-  bool isTma = d->engine == TokenKind::kw_tma;
-  StringRef engine = tokenKindSpelling(d->engine);
-  if (d->op == TokenKind::m_any) {
-    Type t = Type::simple(TypeKind::Future);
-    Symbol* s = bindFuture(d->future, d->loc(), t, d);
-    FutureState& st = futures_[s];
-    st = FutureState{};
-    st.placeholder = true;
-    st.boundAt = d->loc();
-    st.scope = scopes_.back().get();
-    return;
-  }
-  if (isTma && !target_.hasTma) report(d->range(), DiagKind::err_tma_needs_sm90, target_.name);
-  for (const DmaModifier& m : d->modifiers) {
-    if (m.kind == TokenKind::m_sp && m.args.size() == 2) {
-      // Sparse tensor cores take 2:4 structured sparsity only.
-      std::optional<std::int64_t> n = constantOf(m.args[0]), k = constantOf(m.args[1]);
-      if (!n || !k || *n != 2 || *k != 4)
-        report(m.range, DiagKind::err_sparsity_pattern, exprText(m.args[0]), exprText(m.args[1]));
-    }
-    if ((m.kind == TokenKind::m_swiz || m.kind == TokenKind::m_swizzle) && !m.args.empty()) {
-      std::optional<std::int64_t> v = constantOf(m.args[0]);
-      if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
-        report(m.range, DiagKind::err_swizzle_value, exprText(m.args[0]));
-    }
-  }
-  if (d->asyncEvent) check(d->asyncEvent);
-  Type src = check(d->source);
-  if (src.kind == TypeKind::Future) src.kind = TypeKind::Data;
-  if (!src.isError() && src.kind != TypeKind::Data) {
-    report(d->source->range(), DiagKind::err_dma_source_type, exprText(d->source), describe(src));
-    src = Type::error();
-  }
-  // The shape the copy produces.
+// The shape a copy produces: the source's, permuted by `dma.transp`, grown by
+// the padding of `dma.pad`.
+SymList Checker::copiedShape(const DmaStmt* d, const Type& src) {
   SymList produced = src.shape;
   if (d->op == TokenKind::m_transp && !src.isError()) {
     llvm::SmallVector<std::int64_t, 4> perm;
@@ -110,6 +78,94 @@ void Checker::checkDma(const DmaStmt* d) {
                                      sym().mul(mid[i], sym().sub(src.shape[i], sym().constant(1)))));
     }
   }
+  return produced;
+}
+
+// The two ends of a copy agree: element types, ranks and extents (a larger
+// destination wants `.zfill`), and the direction suits the engine.
+void Checker::checkCopyEnds(const DmaStmt* d, const Type& src, const Type& dst, const SymList& produced, bool zfill) {
+  bool isTma = d->engine == TokenKind::kw_tma;
+  if (src.elem != dst.elem && dst.elem != TokenKind::eof)
+    report(d->range(), DiagKind::err_dma_elem_mismatch, tokenKindSpelling(src.elem), tokenKindSpelling(dst.elem));
+  if (produced.size() != dst.rank()) {
+    report(d->range(), DiagKind::err_dma_rank_mismatch, produced.size(), dst.rank());
+  } else if (d->dest) {
+    bool allEqual = true, larger = false;
+    for (size_t i = 0; i < produced.size(); ++i) {
+      Truth eq = sym().proveEQ(produced[i], dst.shape[i]);
+      if (eq != Truth::True) allEqual = false;
+      if (sym().proveLT(dst.shape[i], produced[i]) == Truth::True) {
+        report(d->range(), DiagKind::err_dma_shape_mismatch, printShape(dst.shape), printShape(produced), i);
+        allEqual = larger = false;
+        break;
+      }
+      if (sym().proveGT(dst.shape[i], produced[i]) == Truth::True) larger = true;
+    }
+    if (allEqual && zfill) diags_.report(d->loc(), DiagKind::warn_dma_redundant_zfill, printShape(produced)).range(d->range());
+    if (larger && !zfill)
+      diags_.report(d->loc(), DiagKind::warn_dma_uncovered, printShape(dst.shape), printShape(produced)).range(d->range());
+  }
+  // Directions (spec 12.4).
+  StringRef from = storageWord(src), to = storageWord(dst);
+  bool fromGlobal = from == "global" || from == "host";
+  bool toGlobal = to == "global" || to == "host";
+  if (isTma) {
+    bool ok = (fromGlobal && to == "shared") || (from == "shared" && toGlobal && d->op == TokenKind::m_copy);
+    if (!ok) report(d->range(), DiagKind::err_tma_direction, tokenKindSpelling(d->op).drop_front(), from, to);
+    // The box is the shared-memory side of the copy.
+    const Type& box = to == "shared" ? dst : src;
+    for (size_t i = 0; i < box.rank(); ++i) {
+      if (!sym::constantValue(box.shape[i]) && !sym::isUnknown(box.shape[i])) {
+        report(d->range(), DiagKind::err_tma_box_not_constant, i, sym::print(box.shape[i]));
+        break;
+      }
+    }
+  } else if (!parallels_.empty() || !d->dest) {
+    if (fromGlobal && toGlobal) {
+      report(d->range(), DiagKind::err_dma_direction, d->isAsync ? "an asynchronous" : "a synchronous", from, to,
+             "copy through shared memory, or assign elements inside a `parallel`");
+    } else if (d->isAsync && !(fromGlobal && to == "shared")) {
+      report(d->range(), DiagKind::err_dma_direction, "an asynchronous", from, to,
+             "only global -> shared copies can be asynchronous; drop `.async`");
+    }
+  }
+}
+
+void Checker::checkDma(const DmaStmt* d) {
+  bool isTma = d->engine == TokenKind::kw_tma;
+  StringRef engine = tokenKindSpelling(d->engine);
+  if (d->op == TokenKind::m_any) {
+    Type t = Type::simple(TypeKind::Future);
+    Symbol* s = bindFuture(d->future, d->loc(), t, d);
+    FutureState& st = futures_[s];
+    st = FutureState{};
+    st.placeholder = true;
+    st.boundAt = d->loc();
+    st.scope = scopes_.back().get();
+    return;
+  }
+  if (isTma && !target_.hasTma) report(d->range(), DiagKind::err_tma_needs_sm90, target_.name);
+  for (const DmaModifier& m : d->modifiers) {
+    if (m.kind == TokenKind::m_sp && m.args.size() == 2) {
+      // Sparse tensor cores take 2:4 structured sparsity only.
+      std::optional<std::int64_t> n = constantOf(m.args[0]), k = constantOf(m.args[1]);
+      if (!n || !k || *n != 2 || *k != 4)
+        report(m.range, DiagKind::err_sparsity_pattern, exprText(m.args[0]), exprText(m.args[1]));
+    }
+    if ((m.kind == TokenKind::m_swiz || m.kind == TokenKind::m_swizzle) && !m.args.empty()) {
+      std::optional<std::int64_t> v = constantOf(m.args[0]);
+      if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
+        report(m.range, DiagKind::err_swizzle_value, exprText(m.args[0]));
+    }
+  }
+  if (d->asyncEvent) check(d->asyncEvent);
+  Type src = check(d->source);
+  if (src.kind == TypeKind::Future) src.kind = TypeKind::Data;
+  if (!src.isError() && src.kind != TypeKind::Data) {
+    report(d->source->range(), DiagKind::err_dma_source_type, exprText(d->source), describe(src));
+    src = Type::error();
+  }
+  SymList produced = copiedShape(d, src);
   bool zfill = false;
   for (const DmaModifier& m : d->modifiers) zfill = zfill || m.kind == TokenKind::m_zfill;
 
@@ -141,52 +197,7 @@ void Checker::checkDma(const DmaStmt* d) {
       dst = Type::error();
     }
   }
-  if (!src.isError() && !dst.isError()) {
-    if (src.elem != dst.elem && dst.elem != TokenKind::eof)
-      report(d->range(), DiagKind::err_dma_elem_mismatch, tokenKindSpelling(src.elem), tokenKindSpelling(dst.elem));
-    if (produced.size() != dst.rank()) {
-      report(d->range(), DiagKind::err_dma_rank_mismatch, produced.size(), dst.rank());
-    } else if (d->dest) {
-      bool allEqual = true, larger = false;
-      for (size_t i = 0; i < produced.size(); ++i) {
-        Truth eq = sym().proveEQ(produced[i], dst.shape[i]);
-        if (eq != Truth::True) allEqual = false;
-        if (sym().proveLT(dst.shape[i], produced[i]) == Truth::True) {
-          report(d->range(), DiagKind::err_dma_shape_mismatch, printShape(dst.shape), printShape(produced), i);
-          allEqual = larger = false;
-          break;
-        }
-        if (sym().proveGT(dst.shape[i], produced[i]) == Truth::True) larger = true;
-      }
-      if (allEqual && zfill) diags_.report(d->loc(), DiagKind::warn_dma_redundant_zfill, printShape(produced)).range(d->range());
-      if (larger && !zfill)
-        diags_.report(d->loc(), DiagKind::warn_dma_uncovered, printShape(dst.shape), printShape(produced)).range(d->range());
-    }
-    // Directions (spec 12.4).
-    StringRef from = storageWord(src), to = storageWord(dst);
-    bool fromGlobal = from == "global" || from == "host";
-    bool toGlobal = to == "global" || to == "host";
-    if (isTma) {
-      bool ok = (fromGlobal && to == "shared") || (from == "shared" && toGlobal && d->op == TokenKind::m_copy);
-      if (!ok) report(d->range(), DiagKind::err_tma_direction, tokenKindSpelling(d->op).drop_front(), from, to);
-      // The box is the shared-memory side of the copy.
-      const Type& box = to == "shared" ? dst : src;
-      for (size_t i = 0; i < box.rank(); ++i) {
-        if (!sym::constantValue(box.shape[i]) && !sym::isUnknown(box.shape[i])) {
-          report(d->range(), DiagKind::err_tma_box_not_constant, i, sym::print(box.shape[i]));
-          break;
-        }
-      }
-    } else if (!parallels_.empty() || !d->dest) {
-      if (fromGlobal && toGlobal) {
-        report(d->range(), DiagKind::err_dma_direction, d->isAsync ? "an asynchronous" : "a synchronous", from, to,
-               "copy through shared memory, or assign elements inside a `parallel`");
-      } else if (d->isAsync && !(fromGlobal && to == "shared")) {
-        report(d->range(), DiagKind::err_dma_direction, "an asynchronous", from, to,
-               "only global -> shared copies can be asynchronous; drop `.async`");
-      }
-    }
-  }
+  if (!src.isError() && !dst.isError()) checkCopyEnds(d, src, dst, produced, zfill);
   for (const Expr* a : d->after) {
     Type t = check(a);
     if (!t.isError() && t.kind != TypeKind::Future && t.kind != TypeKind::MmaFuture)

@@ -36,6 +36,14 @@ struct TargetLimits {
   bool isGpu = true;
 };
 
+bool isFloatElem(TokenKind k);
+/// The element type of `a op b` for element operands (C++-like promotion).
+TokenKind promoteElem(TokenKind a, TokenKind b);
+
+/// The first name in `e` that refers to a mutable value (spec 5.2: mdspans
+/// and ituples cannot be initialised from mutable values).
+const ast::NameExpr* findMutableName(const SemaResult& result, const ast::Expr* e);
+
 class Checker {
  public:
   Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngine& diags);
@@ -132,6 +140,8 @@ class Checker {
   Type makeView(const Type& base, SymList extents, SymList origin, SymList stride);
 
   // ---- Parallelism (SemaParallel.cpp) ----
+  void checkThreadsPerBlock(const ast::ParallelStmt* p);
+  void checkParallelAttributes(const ast::ParallelStmt* p, bool root);
   void checkParallel(const ast::ParallelStmt* p);
   void inferLevels(const ast::ParallelStmt* root);
   unsigned nestHeight(const ast::Stmt* s) const;
@@ -139,6 +149,8 @@ class Checker {
   void checkSync(const ast::SyncStmt* s);
 
   // ---- Data movement, futures, events (SemaData.cpp) ----
+  SymList copiedShape(const ast::DmaStmt* d, const Type& src);
+  void checkCopyEnds(const ast::DmaStmt* d, const Type& src, const Type& dst, const SymList& produced, bool zfill);
   void checkDma(const ast::DmaStmt* d);
   void checkWait(const ast::WaitStmt* w);
   void checkTrigger(const ast::TriggerStmt* t);
@@ -147,6 +159,11 @@ class Checker {
 
   // ---- MMA (SemaMma.cpp) ----
   void checkMmaFill(const ast::MmaFillStmt* s);
+  void noteFilledFragment(const ast::Expr* target);
+  ast::ParallelLevel mmaUnit() const;
+  void reportMmaSelection(const ast::MmaExecStmt* s, const target::MmaQuery& query, const target::MmaSelection& sel,
+                          bool warpgroup);
+  void noteOperandFragment(const ast::Expr* operand, char which);
   void checkMmaLoad(const ast::MmaLoadStmt* s);
   void checkMmaExec(const ast::MmaExecStmt* s);
   void checkMmaStore(const ast::MmaStoreStmt* s);
@@ -212,6 +229,10 @@ class Checker {
   /// view outside shared memory), for notes on operands WGMMA cannot take
   /// from registers.
   llvm::DenseMap<const Symbol*, const ast::MmaLoadStmt*> registerLoads_;
+  /// Fragments that `mma.fill` re-initialises, and fragments an MMA reads as
+  /// operand A or B, with where: one fragment cannot be both.
+  llvm::DenseMap<const Symbol*, llvm::SMRange> filledFragments_;
+  llvm::DenseMap<const Symbol*, std::pair<llvm::SMRange, char>> operandFragments_;
   /// The explicit swizzle (in bytes) of the copies that write each buffer.
   struct SwizzleUse {
     std::int64_t bytes;

@@ -49,6 +49,7 @@ void Checker::checkMmaFill(const MmaFillStmt* s) {
     Type t = check(s->target);
     if (!t.isError() && t.kind != TypeKind::Accumulator && t.kind != TypeKind::Fragment)
       report(s->target->range(), DiagKind::err_mma_fill_target, exprText(s->target), describe(t));
+    if (t.kind == TypeKind::Fragment) noteFilledFragment(s->target);
     return;
   }
   Type acc = Type::simple(TypeKind::Accumulator);
@@ -60,6 +61,33 @@ void Checker::checkMmaFill(const MmaFillStmt* s) {
     sym = declare(s->result, s->loc(), Symbol::Kind::Variable, acc, false);
   }
   result_.declarations[s].push_back(sym);
+}
+
+// A fragment that `mma.load` brought in is an accumulator (C) when an MMA
+// accumulates into it; one that an MMA reads as A or B cannot be filled.
+void Checker::noteFilledFragment(const Expr* target) {
+  const auto* n = llvm::dyn_cast<NameExpr>(target);
+  const Symbol* sym = n ? result_.references.lookup(n) : nullptr;
+  if (!sym) return;
+  if (auto it = operandFragments_.find(sym); it != operandFragments_.end()) {
+    report(target->range(), DiagKind::err_mma_fill_operand, sym->name, std::string(1, it->second.second))
+        .note(it->second.first.Start, DiagKind::note_mma_operand_here, sym->name, std::string(1, it->second.second));
+    return;
+  }
+  filledFragments_.try_emplace(sym, target->range());
+}
+
+void Checker::noteOperandFragment(const Expr* operand, char which) {
+  const auto* n = llvm::dyn_cast<NameExpr>(operand);
+  const Symbol* sym = n ? result_.references.lookup(n) : nullptr;
+  if (!sym) return;
+  if (auto it = filledFragments_.find(sym); it != filledFragments_.end()) {
+    report(it->second, DiagKind::err_mma_fill_operand, sym->name, std::string(1, which))
+        .note(operand->range().Start, DiagKind::note_mma_operand_here, sym->name, std::string(1, which));
+    filledFragments_.erase(it);
+    return;
+  }
+  operandFragments_.try_emplace(sym, operand->range(), which);
 }
 
 void Checker::checkMmaLoad(const MmaLoadStmt* s) {
@@ -115,24 +143,11 @@ void Checker::checkMmaLoad(const MmaLoadStmt* s) {
   }
 }
 
-void Checker::checkMmaExec(const MmaExecStmt* s) {
-  Type acc = check(s->acc);
-  Type a = check(s->a);
-  Type b = check(s->b);
-  for (const Expr* e : s->extra) check(e);
-  if (acc.isError() || a.isError() || b.isError()) return;
-  // Spec 17.3: the 2:4 metadata of a sparse MMA is a register fragment.
-  if (s->sparse && !s->extra.empty()) {
-    Type meta = check(s->extra[0]);
-    if (!meta.isError() && meta.kind != TypeKind::Fragment) {
-      report(s->extra[0]->range(), DiagKind::err_mma_sparse_metadata, exprText(s->extra[0]), describe(meta));
-      return;
-    }
-  }
-  // The cooperating unit is the innermost enclosing level, except that a
-  // `thread` level spanning a whole warp or warpgroup just below it (spec
-  // 8.2, 14.4: `parallel wg by 2 : group-4, t by 128 : thread`) leaves the
-  // MMA to that warp or warpgroup.
+// The cooperating unit of an MMA is the innermost enclosing level, except
+// that a `thread` level spanning a whole warp or warpgroup just below it
+// (spec 8.2, 14.4: `parallel wg by 2 : group-4, t by 128 : thread`) leaves
+// the MMA to that warp or warpgroup.
+ast::ParallelLevel Checker::mmaUnit() const {
   ParallelLevel unit = ParallelLevel::None, outer = ParallelLevel::None;
   for (const ParallelFrame& f : parallels_)
     for (ParallelLevel l : f.levels) {
@@ -149,6 +164,102 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     }
     if (threads == (outer == ParallelLevel::Group ? 32 : 128)) unit = outer;
   }
+  return unit;
+}
+
+// Why no MMA atom of the target takes this MMA, with the values and a hint.
+void Checker::reportMmaSelection(const MmaExecStmt* s, const target::MmaQuery& query,
+                                 const target::MmaSelection& sel, bool warpgroup) {
+  TokenKind accElem = query.accType.value_or(TokenKind::ty_f32);
+  std::int64_t m = static_cast<std::int64_t>(query.m);
+  std::string config = target::formatMmaConfig(query);
+  std::string where, hint;
+  switch (sel.failure) {
+    case target::MmaFailure::TypeCombination:
+      where = warpgroup ? "by a warpgroup: no WGMMA takes these operand types" : "by a warp: no mma.sync takes these operand types";
+      hint = "use f16, bf16, tf32, fp8 or 8-bit integer operands of the same kind";
+      break;
+    case target::MmaFailure::AccumulatorType:
+      where = "with a `" + tokenKindSpelling(accElem).str() + "` accumulator";
+      hint = "f16 operands accumulate in f16 or f32; bf16 and tf32 in f32; 8-bit integers in s32 (`mma.fill.f32 0.0f`)";
+      break;
+    case target::MmaFailure::NeedsNewerSm:
+    case target::MmaFailure::NeedsWgmma: {
+      // The instruction and the first row of the target table that has it.
+      const target::TargetInfo* first = target::firstTargetWithAtom(*sel.atom);
+      bool wgmma = sel.atom->instr == target::MmaInstr::Wgmma;
+      std::string needed = first ? first->name.str() : "sm_" + std::to_string(sel.atom->minSm);
+      std::string types = tokenKindSpelling(sel.aType).str();
+      if (sel.bType != sel.aType) types += " x " + tokenKindSpelling(sel.bType).str();
+      where = "on " + target_.name + " (`" + target::mmaInstrName(sel.atom->instr, sel.atom->sparse).str() + "` on " +
+              types + " needs " + needed + (wgmma ? "" : " or newer") +
+              (sel.failure == target::MmaFailure::NeedsWgmma ? "; " + target_.name + " has no WGMMA" : "") + ")";
+      hint = "compile with `--arch=" + needed + "`" + (wgmma ? ", or use `: group` (warp) MMAs" : " or a newer `--arch`");
+      break;
+    }
+    case target::MmaFailure::KNotMultiple:
+      if (warpgroup) {
+        where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
+        hint = "tile K by a multiple of " + std::to_string(sel.instrK);
+        break;
+      }
+      [[fallthrough]];
+    case target::MmaFailure::MNotMultiple:
+    case target::MmaFailure::NNotMultiple:
+      where = "by one warp: no mma.sync shape of these types (" + target::describeWarpAtoms(query, *target_.info) +
+              ") divides it";
+      hint = "warp tiles are split into such atoms; use M, N and K multiples of one of them";
+      break;
+    case target::MmaFailure::MNotWarpgroupM:
+      where = "by one warpgroup (WGMMA M is 64)";
+      hint = "split M across warpgroups with `parallel p by " + std::to_string(std::max<std::int64_t>(m / 64, 1)) +
+             " : group-4` and `subspan(64, ...).at(p, 0)`";
+      break;
+    case target::MmaFailure::NOutOfRange:
+    case target::MmaFailure::NNotAllowed:
+      where = "by one warpgroup: WGMMA N must be " +
+              (sel.atom ? target::describeNSet(sel.atom->n) : std::string("a multiple of 8 from 8 to 256"));
+      hint = "use an N tile such as 64, 128 or 256";
+      break;
+    case target::MmaFailure::OperandSource: {
+      where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
+              (sel.failingOperand == 'b' ? " in registers: WGMMA reads B from shared memory" : " from this place");
+      hint = "pass the shared-memory view (or `mma.load` without `.frag`)";
+      const auto* name = llvm::dyn_cast<NameExpr>(sel.failingOperand == 'b' ? s->b : s->a);
+      const Symbol* operand = name ? result_.references.lookup(name) : nullptr;
+      auto load = operand ? registerLoads_.find(operand) : registerLoads_.end();
+      if (load == registerLoads_.end()) break;
+      if (!load->second->toFrag)
+        hint = "copy the tile into a `shared` buffer and pass that view (or `mma.load` it from there)";
+      report(s->range(), DiagKind::err_mma_unsupported, config, where, hint)
+          .note(load->second->loc(), DiagKind::note_loaded_into_registers, operand->name);
+      return;
+    }
+    case target::MmaFailure::OperandLayout:
+      where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
+              " stored MN-major: only 16-bit WGMMA reads transposed shared operands";
+      hint = "store the operand K-major and use the `row` suffix for it";
+      break;
+    case target::MmaFailure::None: break;
+  }
+  report(s->range(), DiagKind::err_mma_unsupported, config, where, hint);
+}
+
+void Checker::checkMmaExec(const MmaExecStmt* s) {
+  Type acc = check(s->acc);
+  Type a = check(s->a);
+  Type b = check(s->b);
+  for (const Expr* e : s->extra) check(e);
+  if (acc.isError() || a.isError() || b.isError()) return;
+  // Spec 17.3: the 2:4 metadata of a sparse MMA is a register fragment.
+  if (s->sparse && !s->extra.empty()) {
+    Type meta = check(s->extra[0]);
+    if (!meta.isError() && meta.kind != TypeKind::Fragment) {
+      report(s->extra[0]->range(), DiagKind::err_mma_sparse_metadata, exprText(s->extra[0]), describe(meta));
+      return;
+    }
+  }
+  ParallelLevel unit = mmaUnit();
   if (unit != ParallelLevel::Group && unit != ParallelLevel::Group4) {
     report(s->range(), DiagKind::err_mma_scope,
            unit == ParallelLevel::None ? std::string("host code") : "`" + parallelLevelName(unit).str() + "`");
@@ -185,6 +296,8 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     return true;
   };
   if (!operandOk(a, s->a, "A") || !operandOk(b, s->b, "B")) return;
+  if (a.kind == TypeKind::Fragment) noteOperandFragment(s->a, 'A');
+  if (b.kind == TypeKind::Fragment) noteOperandFragment(s->b, 'B');
   // Spec 13.4: the shape derivation of each layout suffix.
   const SymExpr* M = s->rowA ? a.shape[0] : a.shape[1];
   const SymExpr* Ka = s->rowA ? a.shape[1] : a.shape[0];
@@ -258,77 +371,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     }
     return;
   }
-  std::string config = target::formatMmaConfig(query);
-  std::string where, hint;
-  switch (sel.failure) {
-    case target::MmaFailure::TypeCombination:
-      where = warpgroup ? "by a warpgroup: no WGMMA takes these operand types" : "by a warp: no mma.sync takes these operand types";
-      hint = "use f16, bf16, tf32, fp8 or 8-bit integer operands of the same kind";
-      break;
-    case target::MmaFailure::AccumulatorType:
-      where = "with a `" + tokenKindSpelling(accElem).str() + "` accumulator";
-      hint = "f16 operands accumulate in f16 or f32; bf16 and tf32 in f32; 8-bit integers in s32 (`mma.fill.f32 0.0f`)";
-      break;
-    case target::MmaFailure::NeedsNewerSm:
-    case target::MmaFailure::NeedsWgmma: {
-      // The instruction and the first row of the target table that has it.
-      const target::TargetInfo* first = target::firstTargetWithAtom(*sel.atom);
-      bool wgmma = sel.atom->instr == target::MmaInstr::Wgmma;
-      std::string needed = first ? first->name.str() : "sm_" + std::to_string(sel.atom->minSm);
-      std::string types = tokenKindSpelling(sel.aType).str();
-      if (sel.bType != sel.aType) types += " x " + tokenKindSpelling(sel.bType).str();
-      where = "on " + target_.name + " (`" + target::mmaInstrName(sel.atom->instr, sel.atom->sparse).str() + "` on " +
-              types + " needs " + needed + (wgmma ? "" : " or newer") +
-              (sel.failure == target::MmaFailure::NeedsWgmma ? "; " + target_.name + " has no WGMMA" : "") + ")";
-      hint = "compile with `--arch=" + needed + "`" + (wgmma ? ", or use `: group` (warp) MMAs" : " or a newer `--arch`");
-      break;
-    }
-    case target::MmaFailure::KNotMultiple:
-      if (warpgroup) {
-        where = "(K must be a multiple of the instruction's K = " + std::to_string(sel.instrK) + ")";
-        hint = "tile K by a multiple of " + std::to_string(sel.instrK);
-        break;
-      }
-      [[fallthrough]];
-    case target::MmaFailure::MNotMultiple:
-    case target::MmaFailure::NNotMultiple:
-      where = "by one warp: no mma.sync shape of these types (" + target::describeWarpAtoms(query, *target_.info) +
-              ") divides it";
-      hint = "warp tiles are split into such atoms; use M, N and K multiples of one of them";
-      break;
-    case target::MmaFailure::MNotWarpgroupM:
-      where = "by one warpgroup (WGMMA M is 64)";
-      hint = "split M across warpgroups with `parallel p by " + std::to_string(std::max<std::int64_t>(*m / 64, 1)) +
-             " : group-4` and `subspan(64, ...).at(p, 0)`";
-      break;
-    case target::MmaFailure::NOutOfRange:
-    case target::MmaFailure::NNotAllowed:
-      where = "by one warpgroup: WGMMA N must be " +
-              (sel.atom ? target::describeNSet(sel.atom->n) : std::string("a multiple of 8 from 8 to 256"));
-      hint = "use an N tile such as 64, 128 or 256";
-      break;
-    case target::MmaFailure::OperandSource: {
-      where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
-              (sel.failingOperand == 'b' ? " in registers: WGMMA reads B from shared memory" : " from this place");
-      hint = "pass the shared-memory view (or `mma.load` without `.frag`)";
-      const auto* name = llvm::dyn_cast<NameExpr>(sel.failingOperand == 'b' ? s->b : s->a);
-      const Symbol* operand = name ? result_.references.lookup(name) : nullptr;
-      auto load = operand ? registerLoads_.find(operand) : registerLoads_.end();
-      if (load == registerLoads_.end()) break;
-      if (!load->second->toFrag)
-        hint = "copy the tile into a `shared` buffer and pass that view (or `mma.load` it from there)";
-      report(s->range(), DiagKind::err_mma_unsupported, config, where, hint)
-          .note(load->second->loc(), DiagKind::note_loaded_into_registers, operand->name);
-      return;
-    }
-    case target::MmaFailure::OperandLayout:
-      where = std::string("with operand ") + static_cast<char>(std::toupper(sel.failingOperand)) +
-              " stored MN-major: only 16-bit WGMMA reads transposed shared operands";
-      hint = "store the operand K-major and use the `row` suffix for it";
-      break;
-    case target::MmaFailure::None: break;
-  }
-  report(s->range(), DiagKind::err_mma_unsupported, config, where, hint);
+  reportMmaSelection(s, query, sel, warpgroup);
 }
 
 /// A fragment bound by `mma.load` of a shared view without `.frag`: under

@@ -147,6 +147,59 @@ void Checker::inferLevels(const ParallelStmt* root) {
   visit(root, ParallelLevel::None, llvm::SMLoc(), 0);
 }
 
+// The threads per block of the innermost `parallel` of a nest: the product of
+// its levels on the path from the root, the same for every leaf, and within
+// the target's limits.
+void Checker::checkThreadsPerBlock(const ParallelStmt* p) {
+  std::int64_t g4 = 1, g = 1, t = 1;
+  bool hasG4 = false, hasG = false, hasT = false;
+  for (const ParallelLevelInfo& l : kernel_->levels) {
+    bool onPath = false;
+    for (const ParallelFrame& f : parallels_) onPath = onPath || f.stmt == l.stmt;
+    if (!onPath) continue;
+    std::int64_t product = 1;
+    for (const SymExpr* e : l.extents) product *= sym::constantValue(e).value_or(1);
+    switch (l.level) {
+      case ParallelLevel::Group4: g4 *= product; hasG4 = true; break;
+      case ParallelLevel::Group: g *= product; hasG = true; break;
+      case ParallelLevel::Thread: t *= product; hasT = true; break;
+      default: break;
+    }
+  }
+  std::int64_t unit = hasT ? t : hasG ? 32 : hasG4 ? 128 : 1;
+  std::int64_t threads = g4 * g * unit;
+  if (hasT && hasG) threads = g4 * g * t;
+  if (kernel_->threadsPerCta > 1 && threads != kernel_->threadsPerCta) {
+    report(p->range(), DiagKind::err_sibling_block_dims, threads, kernel_->threadsPerCta)
+        .note(threadsLeaf_->loc(), DiagKind::note_sibling_parallel, kernel_->threadsPerCta);
+  } else if (threads > kernel_->threadsPerCta) {
+    kernel_->threadsPerCta = threads;
+    threadsLeaf_ = p;
+    if (threads > target_.maxThreadsPerCta) {
+      report(p->range(), DiagKind::err_threads_per_cta, threads, target_.maxThreadsPerCta, target_.name);
+    } else if (hasG4 && threads % 128 != 0) {
+      report(p->range(), DiagKind::err_threads_not_multiple, threads, 128, "group-4");
+    } else if (hasG && threads % 32 != 0) {
+      report(p->range(), DiagKind::err_threads_not_multiple, threads, 32, "group");
+    }
+  }
+}
+
+// `[[maxnreg(n)]]`, `[[launch_bounds(...)]]` on the outermost `parallel`.
+void Checker::checkParallelAttributes(const ParallelStmt* p, bool root) {
+  for (const Attribute& a : p->attributes) {
+    if (!root) report(a.range, DiagKind::err_attribute_not_block, a.name);
+    if (a.name == "maxnreg") {
+      std::optional<std::int64_t> n = a.args.size() == 1 ? constantOf(a.args[0]) : std::nullopt;
+      if (!n || *n <= 0) report(a.range, DiagKind::err_attribute_args, a.name, "one positive integer constant");
+    } else if (a.name == "launch_bounds") {
+      if (a.args.empty() || a.args.size() > 2) report(a.range, DiagKind::err_attribute_args, a.name, "one or two arguments");
+      for (const Expr* arg : a.args)
+        if (!llvm::isa<WildcardExpr>(arg)) intValue(arg, "`launch_bounds`");
+    }
+  }
+}
+
 void Checker::checkParallel(const ParallelStmt* p) {
   bool root = parallels_.empty();
   if (root) {
@@ -164,17 +217,7 @@ void Checker::checkParallel(const ParallelStmt* p) {
     Symbol* s = lookup(p->stream);
     if (!s || s->type.kind != TypeKind::Stream) report(p->range(), DiagKind::err_stream_not_parameter, p->stream);
   }
-  for (const Attribute& a : p->attributes) {
-    if (!root) report(a.range, DiagKind::err_attribute_not_block, a.name);
-    if (a.name == "maxnreg") {
-      std::optional<std::int64_t> n = a.args.size() == 1 ? constantOf(a.args[0]) : std::nullopt;
-      if (!n || *n <= 0) report(a.range, DiagKind::err_attribute_args, a.name, "one positive integer constant");
-    } else if (a.name == "launch_bounds") {
-      if (a.args.empty() || a.args.size() > 2) report(a.range, DiagKind::err_attribute_args, a.name, "one or two arguments");
-      for (const Expr* arg : a.args)
-        if (!llvm::isa<WildcardExpr>(arg)) intValue(arg, "`launch_bounds`");
-    }
-  }
+  checkParallelAttributes(p, root);
   pushScope(ScopeKind::Parallel, "paraby");
   ParallelFrame frame;
   frame.stmt = p;
@@ -218,10 +261,7 @@ void Checker::checkParallel(const ParallelStmt* p) {
     info.extents = extents;
     info.stmt = p;
     auto declareVar = [&](StringRef name, const SymExpr* extent) -> const Symbol* {
-      if (name == "_") {
-        report(b.range, DiagKind::err_wildcard_binding);
-        return nullptr;
-      }
+      if (name == "_") return nullptr;  // an anonymous level: `parallel _ by 1 : group-4`
       Type t = Type::simple(TypeKind::Bounded);
       t.shape = {extent};
       Symbol* s = declare(name, b.range.Start, Symbol::Kind::ParallelVar, t, false);
@@ -261,40 +301,7 @@ void Checker::checkParallel(const ParallelStmt* p) {
   parallels_.push_back(frame);
 
   // A leaf of the nest fixes the number of threads per block.
-  if (kernel_ && nestHeight(p->body) == 0) {
-    std::int64_t g4 = 1, g = 1, t = 1;
-    bool hasG4 = false, hasG = false, hasT = false;
-    for (const ParallelLevelInfo& l : kernel_->levels) {
-      bool onPath = false;
-      for (const ParallelFrame& f : parallels_) onPath = onPath || f.stmt == l.stmt;
-      if (!onPath) continue;
-      std::int64_t product = 1;
-      for (const SymExpr* e : l.extents) product *= sym::constantValue(e).value_or(1);
-      switch (l.level) {
-        case ParallelLevel::Group4: g4 *= product; hasG4 = true; break;
-        case ParallelLevel::Group: g *= product; hasG = true; break;
-        case ParallelLevel::Thread: t *= product; hasT = true; break;
-        default: break;
-      }
-    }
-    std::int64_t unit = hasT ? t : hasG ? 32 : hasG4 ? 128 : 1;
-    std::int64_t threads = g4 * g * unit;
-    if (hasT && hasG) threads = g4 * g * t;
-    if (kernel_->threadsPerCta > 1 && threads != kernel_->threadsPerCta) {
-      report(p->range(), DiagKind::err_sibling_block_dims, threads, kernel_->threadsPerCta)
-          .note(threadsLeaf_->loc(), DiagKind::note_sibling_parallel, kernel_->threadsPerCta);
-    } else if (threads > kernel_->threadsPerCta) {
-      kernel_->threadsPerCta = threads;
-      threadsLeaf_ = p;
-      if (threads > target_.maxThreadsPerCta) {
-        report(p->range(), DiagKind::err_threads_per_cta, threads, target_.maxThreadsPerCta, target_.name);
-      } else if (hasG4 && threads % 128 != 0) {
-        report(p->range(), DiagKind::err_threads_not_multiple, threads, 128, "group-4");
-      } else if (hasG && threads % 32 != 0) {
-        report(p->range(), DiagKind::err_threads_not_multiple, threads, 32, "group");
-      }
-    }
-  }
+  if (kernel_ && nestHeight(p->body) == 0) checkThreadsPerBlock(p);
 
   if (const auto* c = llvm::dyn_cast<CompoundStmt>(p->body)) checkCompound(c);
   else checkStmt(p->body);
