@@ -227,7 +227,6 @@ class Emitter {
       block(arm->elseBody);
     }
     line("}");
-    return;
   }
 
   // A TMA load of a tile (or the fallback copy when the tensor map is absent).
@@ -247,7 +246,6 @@ class Emitter {
     line("} else {");
     block(s->body);
     line("}");
-    return;
   }
 
   // A TMA store of a tile by one thread.
@@ -271,7 +269,6 @@ class Emitter {
     line("} else {");
     block(s->body);
     line("}");
-    return;
   }
 
   // The WGMMAs of one MMA: one per K step and 64-row slab of the accumulator.
@@ -326,7 +323,6 @@ class Emitter {
     line("croq::wgmma::commit_group();");
     line("croq::wgmma::wait_group<0>();");
     fenceOperands();
-    return;
   }
 
   // One MMA atom's operand fragment from memory.
@@ -355,7 +351,6 @@ class Emitter {
                        target, ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]), validOf(t, 0),
                        validOf(t, 1))
              .str());
-    return;
   }
 
   // One MMA atom's accumulator to memory.
@@ -373,7 +368,6 @@ class Emitter {
                        printExpr(s->i), printExpr(s->j), ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]),
                        validOf(t, 0), validOf(t, 1))
              .str());
-    return;
   }
 
   void stmt(const Stmt* s) {

@@ -61,6 +61,13 @@ std::string cScalarType(TokenKind elem) {
   }
 }
 
+/// The C type a scalar parameter or result is passed as: an element's
+/// (cScalarType), bool, or int for the other integers.
+std::string cScalarType(const sema::Type& t) {
+  if (t.kind == sema::TypeKind::Element) return cScalarType(t.elem);
+  return t.kind == sema::TypeKind::Bool ? "bool" : "int";
+}
+
 /// `f16 [M, 64] in device memory`.
 std::string describeData(const sema::Type& t, llvm::ArrayRef<std::string> dims) {
   std::string out = tokenKindSpelling(t.elem).str() + " [";
@@ -125,12 +132,12 @@ std::optional<Entry> describeEntry(const kir::Function& f, const sema::FunctionI
         e.params.push_back({c + " " + name, arg, name + ": " + tokenKindSpelling(t.elem).str()});
         break;
       }
-      case sema::TypeKind::Bool: e.params.push_back({"bool " + name, name, ""}); break;
+      case sema::TypeKind::Bool: e.params.push_back({cScalarType(t) + " " + name, name, ""}); break;
       case sema::TypeKind::Stream:
         e.ownStream = true;
         e.params.push_back({"cudaStream_t " + name, name, name + ": the stream the kernels run on"});
         break;
-      default: e.params.push_back({"int " + name, name, ""}); break;
+      default: e.params.push_back({cScalarType(t) + " " + name, name, ""}); break;
     }
   }
   const sema::Type& rt = info.returnType;
@@ -142,9 +149,7 @@ std::optional<Entry> describeEntry(const kir::Function& f, const sema::FunctionI
     e.params.push_back({"void* result", "", e.resultDoc});
   } else if (rt.kind == sema::TypeKind::Element || rt.kind == sema::TypeKind::Int ||
              rt.kind == sema::TypeKind::Bool) {
-    std::string c = rt.kind == sema::TypeKind::Element ? cScalarType(rt.elem)
-                    : rt.kind == sema::TypeKind::Bool  ? "bool"
-                                                       : "int";
+    std::string c = cScalarType(rt);
     e.returnsScalar = c;
     e.resultDoc = "result: the returned " + (rt.kind == sema::TypeKind::Element ? tokenKindSpelling(rt.elem).str() : c);
     e.params.push_back({c + "* result", "", e.resultDoc});

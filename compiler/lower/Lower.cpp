@@ -284,7 +284,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     prologue_.insert(prologue_.begin(), issued);
   }
   for (auto& [sym, info] : events_) {
-    std::int64_t count = info.declaredCount ? info.declaredCount : info.arrivals ? info.arrivals : 1;
+    std::int64_t count = info.declaredCount ? info.declaredCount : std::max<std::int64_t>(info.arrivals(), 1);
     info.init->text = "croq::event::init(" + info.buffer->name + ", " + std::to_string(info.elements) + ", " +
                       std::to_string(count) + ", tid_);  // event `" + sym->name + "`: " +
                       std::to_string(count) + " arrival" + (count == 1 ? "" : "s") + " per phase";

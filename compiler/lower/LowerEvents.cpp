@@ -301,23 +301,20 @@ void Lowerer::findEventBoundCopies(const ast::Stmt* body) {
 // trigger and wait
 
 void Lowerer::noteTriggeringThreads(EventInfo& info, const sema::Symbol& event, std::vector<bool> on,
-                                    std::int64_t arrivals, llvm::SMRange where) {
-  auto shares = [&](const std::vector<bool>& a) {
-    for (size_t i = 0; i < a.size() && i < on.size(); ++i)
-      if (a[i] && on[i]) return true;
-    return false;
-  };
+                                    llvm::SMRange where) {
+  auto count = [](const std::vector<bool>& threads) { return std::count(threads.begin(), threads.end(), true); };
   for (const EventInfo::Triggers& role : info.roles) {
-    if (role.threads == on && role.arrivals == arrivals) return;
-    if (role.threads == on || shares(role.threads)) {
-      diags_.report(where.Start, DiagKind::err_event_arrivals_mismatch, event.name, arrivals, role.arrivals)
+    if (role.threads == on) return;
+    bool shares = false;
+    for (size_t i = 0; i < role.threads.size() && i < on.size(); ++i) shares = shares || (role.threads[i] && on[i]);
+    if (shares) {
+      diags_.report(where.Start, DiagKind::err_event_arrivals_mismatch, event.name, count(on), count(role.threads))
           .range(where)
           .note(role.at.Start, DiagKind::note_event_first_trigger);
       return;
     }
   }
-  info.arrivals += arrivals;
-  info.roles.push_back({std::move(on), arrivals, where});
+  info.roles.push_back({std::move(on), where});
 }
 
 void Lowerer::lowerTrigger(const TriggerStmt* t) {
@@ -362,23 +359,20 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
     a->buffer = ref->buffer;
     a->index = ref->index;
     a->text = eventAddress(*ref);
-    std::int64_t arrivals = 0;
     std::vector<bool> on = activeThreads();
     if (bound || legacy) {
-      // One elected thread arrives for the copies.
+      // One elected thread, the region's first, arrives for the copies.
       if (!rank && !regionThreads(t->range(), threads, rank)) return;
       a->rank = rank;
       a->count = bytes;
       a->cond = bytes ? m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean()) : nullptr;
-      arrivals = 1;
       std::int64_t elected = regions_.empty() ? 0 : regions_.back().lo;
       on.assign(on.size(), false);
       if (elected >= 0 && static_cast<size_t>(elected) < on.size()) on[elected] = true;
     } else {
       a->scope = kir::Scope::Thread;
-      arrivals = std::count(on.begin(), on.end(), true);
     }
-    noteTriggeringThreads(info, *ref->symbol, std::move(on), arrivals, t->range());
+    noteTriggeringThreads(info, *ref->symbol, std::move(on), t->range());
     out_->push_back(a);
     advanceOrder(*ref, t->loc());
   }

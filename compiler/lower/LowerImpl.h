@@ -8,6 +8,7 @@
 #include <llvm/ADT/StringSet.h>
 #include <llvm/Support/SourceMgr.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -558,16 +559,20 @@ class Lowerer {
     bool array = false;
     bool ready = false;
     std::int64_t declaredCount = 0;
-    /// Arrivals per phase: one from each thread that arrives at some
-    /// `trigger` of the event (0: never triggered). Each role, a set of
-    /// threads sharing none with another, adds its arrivals.
-    std::int64_t arrivals = 0;
+    /// The roles that trigger the event: sets of threads that share no
+    /// thread, each with its first `trigger`.
     struct Triggers {
       std::vector<bool> threads;
-      std::int64_t arrivals = 0;
       llvm::SMRange at;
     };
     std::vector<Triggers> roles;
+    /// Arrivals per phase: one from each thread of every role (0: never
+    /// triggered).
+    std::int64_t arrivals() const {
+      std::int64_t n = 0;
+      for (const Triggers& r : roles) n += std::count(r.threads.begin(), r.threads.end(), true);
+      return n;
+    }
     std::string phases;
     kir::Stmt* init = nullptr;
   };
@@ -575,8 +580,7 @@ class Lowerer {
   /// Records the threads that arrive at a `trigger` of an event: the same
   /// threads as an earlier trigger's, or a new role that shares no thread
   /// with the earlier ones (its arrivals join each phase); else an error.
-  void noteTriggeringThreads(EventInfo& info, const sema::Symbol& event, std::vector<bool> on,
-                             std::int64_t arrivals, llvm::SMRange where);
+  void noteTriggeringThreads(EventInfo& info, const sema::Symbol& event, std::vector<bool> on, llvm::SMRange where);
   /// Async TMA futures whose completion a `trigger e after f` binds to an
   /// event, with that trigger's event expression.
   llvm::DenseMap<const sema::Symbol*, const ast::Expr*> eventBound_;

@@ -159,11 +159,10 @@ class Checker {
 
   // ---- MMA (SemaMma.cpp) ----
   void checkMmaFill(const ast::MmaFillStmt* s);
-  void noteFilledFragment(const ast::Expr* target);
+  void noteFragmentUse(const ast::Expr* e, char operand);
   ast::ParallelLevel mmaUnit() const;
   void reportMmaSelection(const ast::MmaExecStmt* s, const target::MmaQuery& query, const target::MmaSelection& sel,
                           bool warpgroup);
-  void noteOperandFragment(const ast::Expr* operand, char which);
   void checkMmaLoad(const ast::MmaLoadStmt* s);
   void checkMmaExec(const ast::MmaExecStmt* s);
   void checkMmaStore(const ast::MmaStoreStmt* s);
@@ -229,10 +228,14 @@ class Checker {
   /// view outside shared memory), for notes on operands WGMMA cannot take
   /// from registers.
   llvm::DenseMap<const Symbol*, const ast::MmaLoadStmt*> registerLoads_;
-  /// Fragments that `mma.fill` re-initialises, and fragments an MMA reads as
-  /// operand A or B, with where: one fragment cannot be both.
-  llvm::DenseMap<const Symbol*, llvm::SMRange> filledFragments_;
-  llvm::DenseMap<const Symbol*, std::pair<llvm::SMRange, char>> operandFragments_;
+  /// Where a fragment is first the target of `mma.fill` and first operand A
+  /// or B of an MMA: one fragment cannot be both (reported once).
+  struct FragmentUses {
+    llvm::SMRange fill, operandAt;
+    char operand = 0;
+    bool reported = false;
+  };
+  llvm::DenseMap<const Symbol*, FragmentUses> fragmentUses_;
   /// The explicit swizzle (in bytes) of the copies that write each buffer.
   struct SwizzleUse {
     std::int64_t bytes;

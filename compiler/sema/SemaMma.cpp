@@ -49,7 +49,7 @@ void Checker::checkMmaFill(const MmaFillStmt* s) {
     Type t = check(s->target);
     if (!t.isError() && t.kind != TypeKind::Accumulator && t.kind != TypeKind::Fragment)
       report(s->target->range(), DiagKind::err_mma_fill_target, exprText(s->target), describe(t));
-    if (t.kind == TypeKind::Fragment) noteFilledFragment(s->target);
+    if (t.kind == TypeKind::Fragment) noteFragmentUse(s->target, 0);
     return;
   }
   Type acc = Type::simple(TypeKind::Accumulator);
@@ -64,30 +64,24 @@ void Checker::checkMmaFill(const MmaFillStmt* s) {
 }
 
 // A fragment that `mma.load` brought in is an accumulator (C) when an MMA
-// accumulates into it; one that an MMA reads as A or B cannot be filled.
-void Checker::noteFilledFragment(const Expr* target) {
-  const auto* n = llvm::dyn_cast<NameExpr>(target);
+// accumulates into it; one that an MMA reads as A or B cannot be filled,
+// whichever of the two statements comes first. `operand` is 'A' or 'B' for an
+// MMA operand, 0 for the target of `mma.fill`.
+void Checker::noteFragmentUse(const Expr* e, char operand) {
+  const auto* n = llvm::dyn_cast<NameExpr>(e);
   const Symbol* sym = n ? result_.references.lookup(n) : nullptr;
   if (!sym) return;
-  if (auto it = operandFragments_.find(sym); it != operandFragments_.end()) {
-    report(target->range(), DiagKind::err_mma_fill_operand, sym->name, std::string(1, it->second.second))
-        .note(it->second.first.Start, DiagKind::note_mma_operand_here, sym->name, std::string(1, it->second.second));
-    return;
+  FragmentUses& u = fragmentUses_[sym];
+  if (!operand && !u.fill.isValid()) u.fill = e->range();
+  if (operand && !u.operand) {
+    u.operand = operand;
+    u.operandAt = e->range();
   }
-  filledFragments_.try_emplace(sym, target->range());
-}
-
-void Checker::noteOperandFragment(const Expr* operand, char which) {
-  const auto* n = llvm::dyn_cast<NameExpr>(operand);
-  const Symbol* sym = n ? result_.references.lookup(n) : nullptr;
-  if (!sym) return;
-  if (auto it = filledFragments_.find(sym); it != filledFragments_.end()) {
-    report(it->second, DiagKind::err_mma_fill_operand, sym->name, std::string(1, which))
-        .note(operand->range().Start, DiagKind::note_mma_operand_here, sym->name, std::string(1, which));
-    filledFragments_.erase(it);
-    return;
-  }
-  operandFragments_.try_emplace(sym, operand->range(), which);
+  if (u.reported || !u.fill.isValid() || !u.operand) return;
+  u.reported = true;
+  std::string which(1, u.operand);
+  report(u.fill, DiagKind::err_mma_fill_operand, sym->name, which)
+      .note(u.operandAt.Start, DiagKind::note_mma_operand_here, sym->name, which);
 }
 
 void Checker::checkMmaLoad(const MmaLoadStmt* s) {
@@ -296,8 +290,8 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     return true;
   };
   if (!operandOk(a, s->a, "A") || !operandOk(b, s->b, "B")) return;
-  if (a.kind == TypeKind::Fragment) noteOperandFragment(s->a, 'A');
-  if (b.kind == TypeKind::Fragment) noteOperandFragment(s->b, 'B');
+  if (a.kind == TypeKind::Fragment) noteFragmentUse(s->a, 'A');
+  if (b.kind == TypeKind::Fragment) noteFragmentUse(s->b, 'B');
   // Spec 13.4: the shape derivation of each layout suffix.
   const SymExpr* M = s->rowA ? a.shape[0] : a.shape[1];
   const SymExpr* Ka = s->rowA ? a.shape[1] : a.shape[0];
