@@ -126,6 +126,7 @@ class Emitter {
     switch (f.role) {
       case FragRole::A: return "croq::mma::frag_a" + atom;
       case FragRole::B: return "croq::mma::frag_b" + atom;
+      case FragRole::E: return "std::uint32_t";
       case FragRole::C: {
         std::string acc = f.accType == TokenKind::ty_f16   ? "croq::f16"
                           : f.accType == TokenKind::ty_s32 ? "croq::s32"
@@ -278,10 +279,13 @@ class Emitter {
     const Tile& a = s->src;
     const Tile& b = s->dst;
     std::string in = cxxElementType(c.inType), acc = cxxElementType(c.accType);
+    const Fragment* meta = s->fragB;
     auto fenceOperands = [&] {
       for (std::int64_t i = 0; i < c.rows; ++i)
         line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
       if (regA) line("croq::wgmma::fence_operands(" + regA->name + ");");
+      for (std::int64_t i = 0; meta && i < meta->rows; ++i)
+        line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", meta->name, i).str());
     };
     fenceOperands();
     line("croq::wgmma::fence();");
@@ -290,8 +294,9 @@ class Emitter {
     ++indent_;
     // One instruction covers s->step columns of K: the next K-major slice
     // starts s->step columns on, the next MN-major one s->step rows down.
-    auto desc = [&](const Tile& t, bool mnMajor, const std::string& mnOffset) {
-      std::string k = " + " + std::to_string(s->step) + " * ks_";
+    // A sparse A holds half of each step's K: its kept elements.
+    auto desc = [&](const Tile& t, bool mnMajor, const std::string& mnOffset, std::int64_t step) {
+      std::string k = " + " + std::to_string(step) + " * ks_";
       std::string r0 = printExpr(t.row0), c0 = printExpr(t.col0);
       if (mnMajor) r0 += k, c0 += mnOffset;
       else r0 += mnOffset, c0 += k;
@@ -299,7 +304,7 @@ class Emitter {
                            t.buffer->swizzleBytes, in, ptr(t), t.buffer->swizzleRows(), r0, c0)
           .str();
     };
-    std::string descB = desc(b, s->transposedB, "");
+    std::string descB = desc(b, s->transposedB, "", s->step);
     std::string transB = s->transposedB ? ", 1" : "";
     for (std::int64_t i = 0; i < c.rows; ++i) {
       if (regA) {
@@ -310,11 +315,12 @@ class Emitter {
         continue;
       }
       std::string trans = s->transposed || s->transposedB ? (s->transposed ? ", 1" : ", 0") + transB : "";
-      line(llvm::formatv("croq::wgmma::mma_ss<{0}, {1}, {2}{5}>({3}[{4}],", c.logicalCols, acc, in, c.name, i,
-                         trans)
+      line(llvm::formatv("croq::wgmma::{6}<{0}, {1}, {2}{5}>({3}[{4}],", c.logicalCols, acc, in, c.name, i, trans,
+                         meta ? "mma_sp_ss" : "mma_ss")
                .str());
-      line("    " + desc(a, s->transposed, i ? " + " + std::to_string(64 * i) : "") + ",");
-      line("    " + descB + ");");
+      line("    " + desc(a, s->transposed, i ? " + " + std::to_string(64 * i) : "", meta ? s->step / 2 : s->step) +
+           ",");
+      line("    " + descB + (meta ? llvm::formatv(", {0}[{1}][ks_]", meta->name, i).str() : std::string()) + ");");
     }
     --indent_;
     line("}");
@@ -333,6 +339,20 @@ class Emitter {
     std::string trans = s->transposed ? "true" : "false";
     // Warpgroup A atoms (RS mode): every warp loads its 16-row slab.
     std::string ns = f.warpgroup ? "croq::wgmma" : "croq::mma";
+    if (f.role == FragRole::E && s->prepackV2) {
+      line(llvm::formatv("croq::wgmma::load_sparse_meta_v2<{0}>({1}, {2}, {3}, {4}, {5}, {6});",
+                         cxxElementType(f.inType), target, t.buffer->name, printExpr(t.offset),
+                         printExpr(t.strides[0]), validOf(t, 0), validOf(t, 1))
+               .str());
+      return;
+    }
+    if (f.role == FragRole::E) {
+      line(llvm::formatv("croq::wgmma::load_sparse_meta<{0}>({1}, {2}, {3}, {4}, {5}, {6});",
+                         cxxElementType(f.inType), target, ptr(t), printExpr(t.strides[0]), printExpr(t.strides[1]),
+                         validOf(t, 0), validOf(t, 1))
+               .str());
+      return;
+    }
     if (s->useLdmatrix) {
       std::string ld = printExpr(s->transposed ? t.strides[1] : t.strides[0]);
       if (f.role == FragRole::A) {

@@ -37,6 +37,8 @@ constexpr Spelling<Target> kTargetAliases[] = {{"cute", Target::Cuda}, {"cc", Ta
 constexpr Spelling<RuntimeCheck> kRuntimeChecks[] = {
     {"none", RuntimeCheck::None}, {"entry", RuntimeCheck::Entry}, {"low", RuntimeCheck::Low},
     {"medium", RuntimeCheck::Medium}, {"high", RuntimeCheck::High}, {"all", RuntimeCheck::All}};
+constexpr Spelling<SparseMetadata> kSparseMetadata[] = {
+    {"prepack", SparseMetadata::Prepack}, {"prepack-v2", SparseMetadata::PrepackV2}};
 constexpr Spelling<ColorMode> kColorModes[] = {
     {"auto", ColorMode::Auto}, {"always", ColorMode::Always}, {"never", ColorMode::Never}};
 constexpr Spelling<DiagnosticsFormat> kDiagnosticsFormats[] = {
@@ -57,6 +59,8 @@ constexpr Alias kAliases[] = {
     {"-sa", "--stop-after"},
     {"-fPIC", "--pic"},
     {"-fpic", "--pic"},
+    {"--use-prepack", "--sparse-metadata=prepack"},
+    {"--use-prepack-v2", "--sparse-metadata=prepack-v2"},
 };
 
 /// Croqtile options that croqc has no equivalent for, each with a pointer to
@@ -225,7 +229,8 @@ class CommandLineParser {
 
   // Raw values, validated after parsing.
   std::vector<std::string> emit_, defines_, undefines_;
-  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_, blockGroup_;
+  std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_, blockGroup_,
+      sparseMetadata_;
   bool preprocessOnly_ = false, assembly_ = false, object_ = false;
   /// Spellings to suggest for a mistyped argument.
   std::vector<std::string> suggestions_;
@@ -309,6 +314,10 @@ void CommandLineParser::declareOptions() {
                        "visit the blocks of a 2-D block-level `parallel` in groups of N along its first "
                        "dimension, for cache reuse (default 8; 1: the hardware order)"))
       ->type_name("N")->group(target);
+  last(app_.add_option("--sparse-metadata", sparseMetadata_,
+                       "the layout of u32 sparse MMA metadata: " + listPlain(kSparseMetadata, ", ", " or ") +
+                           " (default prepack; Croqtile's --use-prepack-v2 is prepack-v2)"))
+      ->type_name("LAYOUT")->group(target);
   last(app_.add_option("--runtime-check", runtimeCheck_, listPlain(kRuntimeChecks, ", ", ", ") + " (default entry)"))
       ->type_name("LEVEL")->group(target);
 
@@ -370,6 +379,12 @@ std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::Array
       problem([arg, instead = std::string(u->instead)](DiagnosticEngine& diags) {
         diags.report({}, DiagKind::err_croqtile_option_unsupported, arg, instead);
       });
+      continue;
+    }
+    // Croqtile's long flags with a croqc spelling (`--use-prepack-v2`).
+    if (const Alias* alias = llvm::find_if(kAliases, [&](const Alias& al) { return a == al.croqtile; });
+        !afterDashDash && a.startswith("--") && alias != std::end(kAliases)) {
+      out.push_back(alias->croqc);
       continue;
     }
     if (afterDashDash || !a.startswith("-") || a.startswith("--")) {
@@ -522,6 +537,7 @@ void CommandLineParser::validateValues() {
   parseArch();
   parseEnum("--runtime-check", runtimeCheck_, kRuntimeChecks, opts_.runtimeCheck);
   parseEnum("--color", color_, kColorModes, opts_.color);
+  parseEnum("--sparse-metadata", sparseMetadata_, kSparseMetadata, opts_.sparseMetadata);
   parseEnum("--diagnostics-format", diagnosticsFormat_, kDiagnosticsFormats, opts_.diagnosticsFormat);
   if (app_.count("-O") && !llvm::is_contained(kOptLevels, llvm::StringRef(optLevel_))) {
     problem([text = optLevel_](DiagnosticEngine& diags) {

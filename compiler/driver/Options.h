@@ -42,6 +42,9 @@ enum class Target : std::uint8_t { Cuda, Cpu };
 /// Spec section 17.4; accepted now, used by code generation later.
 enum class RuntimeCheck : std::uint8_t { None, Entry, Low, Medium, High, All };
 enum class DiagnosticsFormat : std::uint8_t { Text, Json };
+/// How u32 metadata of sparse MMAs is laid out (`--sparse-metadata`): as
+/// `prepack` writes it, or regrouped as `prepack_v2` writes it.
+enum class SparseMetadata : std::uint8_t { Prepack, PrepackV2 };
 
 struct Options {
   /// The input file; "-" reads stdin; empty when none was given.
@@ -104,6 +107,7 @@ struct Options {
   RuntimeCheck runtimeCheck = RuntimeCheck::Entry;
   /// `--block-group`: see lower::LowerOptions::blockGroup.
   unsigned blockGroup = 8;
+  SparseMetadata sparseMetadata = SparseMetadata::Prepack;
 
   ColorMode color = ColorMode::Auto;
   DiagnosticsFormat diagnosticsFormat = DiagnosticsFormat::Text;

@@ -106,6 +106,7 @@ bool runLower(Compilation& c) {
   options.arch = c.options.target == Target::Cpu ? "cpu" : archName(c.options.arch);
   options.entryChecks = c.options.runtimeCheck != RuntimeCheck::None;
   options.blockGroup = c.options.blockGroup;
+  options.sparseMetaPrepackV2 = c.options.sparseMetadata == SparseMetadata::PrepackV2;
   c.kir = lower::lowerProgram(*c.program, *c.sema, options, c.diags);
   if (c.kir) c.kir->sourceName = inputName(c).str();
   return c.kir != nullptr;

@@ -613,7 +613,10 @@ class KirPrinter {
       case StmtKind::AsyncWait: os_ << "async.wait " << s->count << "\n"; return;
       case StmtKind::FragDecl: {
         const Fragment* f = s->frag;
-        const char* role = f->role == FragRole::A ? "A" : f->role == FragRole::B ? "B" : "C";
+        const char* role = f->role == FragRole::A   ? "A"
+                           : f->role == FragRole::B ? "B"
+                           : f->role == FragRole::E ? "E"
+                                                    : "C";
         os_ << "fragment " << f->name << " : " << role << " " << tokenKindSpelling(f->inType);
         if (f->role == FragRole::C) os_ << " -> " << tokenKindSpelling(f->accType);
         os_ << " [" << f->logicalRows << ", " << f->logicalCols << "] atoms " << f->rows << "x" << f->cols
@@ -633,7 +636,7 @@ class KirPrinter {
       case StmtKind::AtomLoad:
         os_ << "atom.load " << fragRef(s) << "[" << printExpr(s->i) << "][" << printExpr(s->j) << "]"
             << (s->pairB ? "+pair" : "") << " <- " << tile(s->src) << (s->transposed ? " trans" : "")
-            << (s->useLdmatrix ? " ldmatrix" : " elementwise") << "\n";
+            << (s->prepackV2 ? " prepack-v2" : s->useLdmatrix ? " ldmatrix" : " elementwise") << "\n";
         return;
       case StmtKind::AtomMma:
         os_ << "atom.mma m" << s->frag->atomM << "n8k" << s->fragA->atomK << " " << fragRef(s) << "["
@@ -664,8 +667,8 @@ class KirPrinter {
         os_ << (s->async ? "wgmma.async m64n" : "wgmma m64n") << s->frag->logicalCols << "k" << s->step << " x "
             << s->count << " "
             << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src))
-            << (s->transposed ? " (MN-major)" : "") << " * " << tile(s->dst) << (s->transposedB ? " (MN-major)" : "")
-            << "\n";
+            << (s->transposed ? " (MN-major)" : "") << (s->fragB ? " sparse " + s->fragB->name : "") << " * "
+            << tile(s->dst) << (s->transposedB ? " (MN-major)" : "") << "\n";
         return;
       case StmtKind::AtomStore:
         os_ << "atom.store " << tile(s->dst) << " <- " << fragRef(s) << "[" << printExpr(s->i) << "]["

@@ -190,8 +190,9 @@ struct Tile {
 enum class Scope : std::uint8_t { Thread, Warp, Warpgroup, Cta };
 llvm::StringRef scopeName(Scope s);
 
-/// Which operand an MMA fragment holds.
-enum class FragRole : std::uint8_t { A, B, C };
+/// Which operand an MMA fragment holds: A, B, the accumulator C, or E, the
+/// 2:4 metadata of a sparse A (one u32 register per thread and instruction).
+enum class FragRole : std::uint8_t { A, B, C, E };
 
 /// A register tile of MMA atoms: `mt x nt` atoms of 16x8 (C), `mt x kt` of
 /// 16x16 (A) or `nt x kt` of 8x16 (B).
@@ -251,7 +252,7 @@ enum class StmtKind : std::uint8_t {
   AccScale,       // frag[i] += fragB[i] * src[row] * value for each element of the 64-row
                   // warpgroup accumulator atom i (fragB: the K block's partial accumulator; rows
                   // of `src` past its valid extent scale by zero)
-  WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` k16 steps; A is the register
+  WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` steps of `step` K; A is the register
                   // fragment `fragA` (RS mode) or, when that is null, the shared tile `src` (SS);
                   // `transposed` / `transposedB`: the shared A / B tile is stored MN-major
                   // ([K, M] / [K, N]); `async`: left in flight (no commit or wait)
@@ -330,7 +331,12 @@ struct Stmt {
   bool useLdmatrix = false;
   /// AtomLoad of B with ldmatrix: loads the two atoms j and j + 1 at once.
   bool pairB = false;
-  /// WgmmaExec: B is stored MN-major (`transposed` says it of A).
+  /// AtomLoad of sparse metadata (a fragment of role E) from u32 words in
+  /// the layout of `prepack_v2` (croq/sparse.h): the tile's words are found
+  /// from its offset in the buffer and the buffer's row stride.
+  bool prepackV2 = false;
+  /// WgmmaExec: B is stored MN-major (`transposed` says it of A). A sparse
+  /// WgmmaExec (wgmma.mma_async.sp) names its metadata fragment in `fragB`.
   bool transposedB = false;
 
   std::string text;

@@ -49,6 +49,9 @@ struct LowerOptions {
   /// the hardware's order. Kernels with `__cpp__` or inline asm keep the
   /// hardware's order (their code may read `blockIdx` itself).
   unsigned blockGroup = 8;
+  /// u32 metadata of sparse MMAs is in the layout of croq/sparse.h's
+  /// `prepack_v2` (`--sparse-metadata=prepack-v2`), not `prepack`'s.
+  bool sparseMetaPrepackV2 = false;
 };
 
 /// Lowers `program`. Constructs croqc cannot lower yet are reported as

@@ -47,13 +47,18 @@ struct LevelFrame {
   std::int64_t parentSpan = 1;
 };
 
-/// How an operand fragment is used by the MMAs of a function: A or B, and
-/// stored MN-major (`col` layout of A, `col` of B in `row.col`).
+/// How an operand fragment is used by the MMAs of a function: A, B, the
+/// accumulator or the metadata of a sparse A (E), and stored MN-major (`col`
+/// layout of A, `col` of B in `row.col`).
 struct MmaOperandUse {
   kir::FragRole role;
   bool transposed;
   /// The atom sema chose for the MMA that reads it (null: none recorded).
   const target::MmaAtom* atom = nullptr;
+  /// The element type of that MMA's A operand and its shape (M x K as
+  /// stored; -1 where not a constant).
+  TokenKind aElem = TokenKind::eof;
+  std::int64_t aRows = -1, aCols = -1;
 };
 
 class Lowerer {
@@ -253,6 +258,9 @@ class Lowerer {
   void lowerWgmmaFill(const ast::MmaFillStmt* s);
   void lowerWgmmaLoad(const ast::MmaLoadStmt* s);
   void lowerWgmmaRegisterLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym);
+  /// `me = mma.load meta_tile;` of a sparse warpgroup MMA's metadata: each
+  /// thread's register per 64-row slab and K step (croq/device/wgmma_layout.h).
+  void lowerSparseMetaLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use);
   /// Loads A [64 * m, K] of `tile` into a warpgroup register fragment
   /// (`previous` when it has that shape); null after reporting why not.
   kir::Fragment* loadWgmmaRegisterA(llvm::StringRef name, const kir::Tile& tile, bool transposed,

@@ -46,9 +46,26 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
     auto chosen = sema.mmaAtoms.find(e);
     const target::MmaAtom* atom =
         chosen == sema.mmaAtoms.end() ? nullptr : &target::mmaAtom(static_cast<target::MmaAtomId>(chosen->second));
-    if (const sema::Symbol* a = sema.references.lookup(e->a)) uses[a] = {kir::FragRole::A, !e->rowA, atom};
-    if (const sema::Symbol* b = sema.references.lookup(e->b)) uses[b] = {kir::FragRole::B, !e->rowB, atom};
-    if (const sema::Symbol* c = accumulatorSymbol(e->acc, sema)) uses[c] = {kir::FragRole::C, false, atom};
+    const sema::Type* at = sema.typeOf(e->a);
+    MmaOperandUse use{kir::FragRole::A, !e->rowA, atom, at ? at->elem : TokenKind::eof};
+    if (at && at->shape.size() == 2) {
+      const std::int64_t d0 = sym::constantValue(at->shape[0]).value_or(-1);
+      const std::int64_t d1 = sym::constantValue(at->shape[1]).value_or(-1);
+      use.aRows = e->rowA ? d0 : d1;
+      use.aCols = e->rowA ? d1 : d0;
+    }
+    auto record = [&](const ast::Expr* x, kir::FragRole role, bool transposed) {
+      const sema::Symbol* sym = role == kir::FragRole::C ? accumulatorSymbol(x, sema) : sema.references.lookup(x);
+      if (!sym) return;
+      MmaOperandUse u = use;
+      u.role = role;
+      u.transposed = transposed;
+      uses[sym] = u;
+    };
+    record(e->a, kir::FragRole::A, !e->rowA);
+    record(e->b, kir::FragRole::B, !e->rowB);
+    record(e->acc, kir::FragRole::C, false);
+    if (e->sparse && !e->extra.empty()) record(e->extra[0], kir::FragRole::E, false);
   });
 }
 
@@ -106,6 +123,11 @@ kir::Fragment* Lowerer::makeWarpAccumulator(const sema::Symbol* sym, TokenKind e
   std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
   std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
   const MmaOperandUse* use = operandUse(sym);
+  // The accumulator of a sparse warp MMA: the MMA says that croqc has none.
+  if (use && use->atom && use->atom->sparse) {
+    failed_.insert(sym);
+    return nullptr;
+  }
   auto* f = m().fragment();
   if (!setWarpAtom(f, use ? use->atom : nullptr, TokenKind::eof)) {
     const target::MmaAtom* atom = use ? use->atom : nullptr;
@@ -287,6 +309,11 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
     unsupported(DiagKind::err_unsupported_mma_load_unused, s->range());
     return;
   }
+  // The operands of a sparse warp MMA: the MMA says that croqc has none.
+  if (use->role == kir::FragRole::E || (use->atom && use->atom->sparse)) {
+    failed_.insert(sym);
+    return;
+  }
   std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
   TokenKind elem = tile->buffer->elem;
@@ -332,7 +359,8 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
 void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   if (wgmma_) return lowerWgmmaExec(s);
   if (s->sparse || s->scale) {
-    unsupported(s->sparse ? DiagKind::err_unsupported_sparse_mma : DiagKind::err_unsupported_scaled_mma, s->range());
+    unsupported(s->sparse ? DiagKind::err_unsupported_sparse_warp_mma : DiagKind::err_unsupported_scaled_mma,
+                s->range());
     return;
   }
   std::vector<const Expr*> accIndex;

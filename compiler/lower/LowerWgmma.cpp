@@ -27,6 +27,9 @@
 // complete at the next statement (spec 13.8).
 #include "lower/LowerImpl.h"
 
+#include <llvm/Support/raw_ostream.h>
+
+#include "ast/ASTDumper.h"
 #include "lower/MmaPatterns.h"
 #include "target/ElementTypes.h"
 
@@ -37,15 +40,24 @@ using namespace ast;
 namespace {
 
 /// The K of one WGMMA for operands `a` x `b` into an `acc` accumulator (the
-/// atom's K: 16 for f16/bf16, 32 for 8-bit floats), or none when croqc has no
+/// atom's K: 16 for f16/bf16, 32 for 8-bit floats; twice that for a 2:4
+/// sparse A, counting its elements before packing), or none when croqc has no
 /// WGMMA for the combination (the runtime's instructions take A and B of one
 /// type).
 std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKind acc,
-                                              const target::TargetInfo& target) {
+                                              const target::TargetInfo& target, bool sparse) {
   if (a != b) return std::nullopt;
-  const target::MmaAtom* atom = loweredMmaAtom(target::MmaScope::Warpgroup, a, b, acc, target);
+  const target::MmaAtom* atom = loweredMmaAtom(target::MmaScope::Warpgroup, a, b, acc, target, sparse);
   if (!atom) return std::nullopt;
   return atom->k;
+}
+
+/// The expression `e` as a message quotes it (one line, as sema prints it).
+std::string exprText(const ast::Expr* e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  ast::printExpr(e, os);
+  return os.str();
 }
 
 /// A window with leading unit dimensions (`[1, 64, 64]` of a 3-D buffer or
@@ -76,19 +88,28 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
   // Fragments bound by `mma.load` are not buffers; the shared tiles that
   // descriptors read are the sources of SS loads and the views MMAs take
   // directly.
-  llvm::DenseSet<const sema::Symbol*> fragments;
+  // The metadata of a sparse A is read by every thread for its registers,
+  // not through a descriptor: its buffers keep the plain layout.
+  llvm::DenseSet<const sema::Symbol*> fragments, metadata;
   std::vector<const ast::Expr*> operands;
+  std::vector<const MmaLoadStmt*> loads;
   forEachStmt(body, [&](const ast::Stmt* s) {
     if (const auto* l = llvm::dyn_cast<MmaLoadStmt>(s)) {
       auto decls = sema_.declarations.find(l);
       if (decls != sema_.declarations.end() && !decls->second.empty()) fragments.insert(decls->second.front());
-      if (!wgmmaLoadsRegisters(l)) operands.push_back(l->source);
+      loads.push_back(l);
     }
     if (const auto* e = llvm::dyn_cast<MmaExecStmt>(s)) {
       operands.push_back(e->a);
       operands.push_back(e->b);
+      if (e->sparse && !e->extra.empty())
+        if (const sema::Symbol* me = sema_.references.lookup(e->extra[0])) metadata.insert(me);
     }
   });
+  for (const MmaLoadStmt* l : loads) {
+    const sema::Symbol* sym = mmaTarget(l, l->result, l->target);
+    if (!wgmmaLoadsRegisters(l) && !metadata.count(sym)) operands.push_back(l->source);
+  }
   for (const ast::Expr* e : operands) {
     const sema::Symbol* root = rootSymbol(e, nullptr);
     if (!root || fragments.count(root)) continue;
@@ -161,6 +182,8 @@ void Lowerer::lowerWgmmaFill(const MmaFillStmt* s) {
 void Lowerer::lowerWgmmaLoad(const MmaLoadStmt* s) {
   const sema::Symbol* sym = mmaTarget(s, s->result, s->target);
   if (!sym) return;
+  if (const MmaOperandUse* use = operandUse(sym); use && use->role == kir::FragRole::E)
+    return lowerSparseMetaLoad(s, sym, *use);
   if (wgmmaLoadsRegisters(s)) return lowerWgmmaRegisterLoad(s, sym);
   const sema::Symbol* root = rootSymbol(s->source, nullptr);
   const kir::Buffer* b = root ? bufferFor(root) : nullptr;
@@ -214,6 +237,73 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
   }
   kir::Fragment* f = loadWgmmaRegisterA(sym->name, *tile, use->transposed, previous, s->source->range(), s->loc());
   if (!f) return;
+  fragments_[sym] = f;
+  failed_.erase(sym);
+}
+
+void Lowerer::lowerSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use) {
+  kir::Fragment* previous = fragments_.lookup(sym);
+  fragments_.erase(sym);
+  failed_.insert(sym);
+  std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
+  if (!tile) return;
+  const std::string text = exprText(s->source);
+  const TokenKind metaElem = tile->buffer->elem;
+  if (metaElem != TokenKind::ty_u8 && metaElem != TokenKind::ty_u32) {
+    diags_.report(s->source->loc(), DiagKind::err_sparse_meta_type, text, tokenKindSpelling(metaElem))
+        .range(s->source->range());
+    return;
+  }
+  // One instruction's metadata: a nibble per group of four of its K, in
+  // bytes or words (croq/device/wgmma_layout.h, sparse_meta_cols_v).
+  const TokenKind aElem = use.aElem;
+  const std::int64_t instrK = target::elementBytes(aElem) == 1 ? 64 : 32;
+  const std::int64_t metaBytes = target::elementBytes(metaElem);
+  const std::int64_t perStep = instrK / (8 * metaBytes);
+  // A window of run-time extent (`meta.chunkat(block_m, k)` of a tensor
+  // whose shape is known at the launch) is taken to be what the MMA reads:
+  // the rows of its A and a word or bytes per K step.
+  std::int64_t rows = tile->extents[0], cols = tile->extents[1];
+  if (rows < 0 && use.aRows > 0) tile->extents[0] = rows = use.aRows;
+  if (cols < 0 && use.aCols > 0 && 2 * use.aCols % instrK == 0)
+    tile->extents[1] = cols = 2 * use.aCols / instrK * perStep;
+  if (rows <= 0 || cols <= 0 || rows % 64 || cols % perStep) {
+    diags_
+        .report(s->source->loc(), DiagKind::err_sparse_meta_shape, text, rows, cols, instrK,
+                tokenKindSpelling(aElem), perStep, tokenKindSpelling(metaElem))
+        .range(s->source->range());
+    return;
+  }
+  kir::Fragment* f = previous;
+  if (!f || f->role != kir::FragRole::E || f->rows != rows / 64 || f->cols != cols / perStep ||
+      f->inType != aElem) {
+    f = m().fragment();
+    f->name = fresh(sym->name);
+    f->role = kir::FragRole::E;
+    f->inType = aElem;
+    f->warpgroup = true;
+    f->rows = rows / 64;
+    f->cols = cols / perStep;
+    f->logicalRows = rows;
+    f->logicalCols = cols;
+    emit(StmtKind::FragDecl, s->loc())->frag = f;
+  }
+  for (std::int64_t i = 0; i < f->rows; ++i) {
+    for (std::int64_t k = 0; k < f->cols; ++k) {
+      kir::Tile atom = *tile;
+      atom.offset = m().add(tile->offset, m().add(m().mul(m().intc(64 * i), tile->strides[0]),
+                                                  m().mul(m().intc(perStep * k), tile->strides[1])));
+      atom.extents = {64, perStep};
+      atom.valid = {tile->valid[0] ? m().sub(tile->valid[0], m().intc(64 * i)) : nullptr,
+                    tile->valid[1] ? m().sub(tile->valid[1], m().intc(perStep * k)) : nullptr};
+      Stmt* ld = emit(StmtKind::AtomLoad, s->loc());
+      ld->frag = f;
+      ld->i = m().intc(i);
+      ld->j = m().intc(k);
+      ld->src = atom;
+      ld->prepackV2 = options_.sparseMetaPrepackV2 && metaElem == TokenKind::ty_u32;
+    }
+  }
   fragments_[sym] = f;
   failed_.erase(sym);
 }
@@ -340,9 +430,19 @@ std::optional<kir::Tile> Lowerer::stageWgmmaOperand(const kir::Tile& source, llv
 }
 
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
+  // A sparse MMA reads the metadata registers of its `me` operand.
+  kir::Fragment* meta = nullptr;
   if (s->sparse) {
-    unsupported(DiagKind::err_unsupported_sparse_mma, s->range());
-    return;
+    if (s->extra.empty()) {
+      unsupported(DiagKind::err_unsupported_sparse_implied_meta, s->range());
+      return;
+    }
+    meta = fragmentFor(s->extra[0]);
+    if (!meta || meta->role != kir::FragRole::E) {
+      if (!failed_.count(rootSymbol(s->extra[0], nullptr)))
+        unreachable("the metadata of a sparse MMA without its `mma.load`");
+      return;
+    }
   }
   kir::Fragment* c = fragmentFor(s->acc);
   if (!c || !c->warpgroup) {
@@ -357,7 +457,11 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   // RS mode: A is a register fragment, whatever layout it was loaded from.
   kir::Fragment* regA = fragmentFor(s->a);
   if (regA && (!regA->warpgroup || regA->role != kir::FragRole::A)) regA = nullptr;
-  if (!regA) regA = registerAFromLocalFragment(s);
+  if (!regA && !meta) regA = registerAFromLocalFragment(s);
+  if (regA && meta) {
+    unsupported(DiagKind::err_unsupported_sparse_register_a, s->a->range());
+    return;
+  }
   // A stored [K, M] (`mma.col.*`) or B stored [K, N] (`mma.*.col`) is read
   // MN-major, through a transposed descriptor (16-bit operands; sema
   // rejects the others).
@@ -371,10 +475,12 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   if (!b) return;
   std::int64_t mdim = regA ? regA->logicalRows : a->extents[transA ? 1 : 0];
   std::int64_t kdim = regA ? regA->logicalCols : a->extents[transA ? 0 : 1];
+  // A packed 2:4 sparse A holds half of its K.
+  if (meta) kdim *= 2;
   std::int64_t ndim = b->extents[transB ? 1 : 0];
   std::int64_t kdimB = b->extents[transB ? 0 : 1];
   TokenKind in = regA ? regA->inType : a->buffer->elem;
-  std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType, target_);
+  std::optional<std::int64_t> instrK = wgmmaInstructionK(in, b->buffer->elem, c->accType, target_, meta);
   if (!instrK) {
     unsupported(DiagKind::err_unsupported_wgmma_types, s->range());
     return;
@@ -384,9 +490,18 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
         .range(s->range());
     return;
   }
+  if (meta && (meta->rows != c->rows || meta->cols != kdim / *instrK ||
+               target::elementBytes(meta->inType) != target::elementBytes(in))) {
+    diags_
+        .report(s->extra[0]->loc(), DiagKind::err_sparse_meta_mismatch, exprText(s->extra[0]), meta->rows, meta->cols, c->rows,
+                kdim / *instrK)
+        .range(s->extra[0]->range());
+    return;
+  }
   c->inType = in;
   c->asyncUse = c->asyncUse || asyncWgmma_;
   Stmt* w = emit(StmtKind::WgmmaExec, s->loc());
+  w->fragB = meta;
   w->async = asyncWgmma_;
   w->frag = c;
   w->fragA = regA;

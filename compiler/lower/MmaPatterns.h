@@ -29,11 +29,11 @@ inline constexpr target::MmaAtomId kWarpMmaPatterns[] = {
 };
 
 /// `: group-4` MMAs: wgmma.mma_async m64nNk16 on f16 / bf16, m64nNk32 on
-/// e4m3 / e5m2 (A and B of one type).
+/// e4m3 / e5m2 (A and B of one type); their 2:4 sparse forms
+/// wgmma.mma_async.sp m64nNk32 and m64nNk64 (A from shared memory).
 inline constexpr target::MmaAtomId kWarpgroupMmaPatterns[] = {
-    target::MmaAtomId::WgmmaF16,
-    target::MmaAtomId::WgmmaBF16,
-    target::MmaAtomId::WgmmaF8,
+    target::MmaAtomId::WgmmaF16,   target::MmaAtomId::WgmmaBF16,   target::MmaAtomId::WgmmaF8,
+    target::MmaAtomId::WgmmaSpF16, target::MmaAtomId::WgmmaSpBF16, target::MmaAtomId::WgmmaSpF8,
 };
 
 /// The atom an MMA of `scope` with A `a`, B `b` and an `acc` accumulator
@@ -41,8 +41,8 @@ inline constexpr target::MmaAtomId kWarpgroupMmaPatterns[] = {
 /// target when lowering has a pattern for it, else null.
 inline const target::MmaAtom* loweredMmaAtom(target::MmaScope scope, TokenKind a, TokenKind b,
                                              std::optional<TokenKind> acc,
-                                             const target::TargetInfo& target) {
-  const target::MmaAtom* atom = target::targetMmaAtom(scope, a, b, acc, target);
+                                             const target::TargetInfo& target, bool sparse = false) {
+  const target::MmaAtom* atom = target::targetMmaAtom(scope, a, b, acc, target, sparse);
   if (!atom) return nullptr;
   llvm::ArrayRef<target::MmaAtomId> patterns =
       scope == target::MmaScope::Warp ? llvm::ArrayRef(kWarpMmaPatterns) : llvm::ArrayRef(kWarpgroupMmaPatterns);

@@ -444,8 +444,8 @@ std::string describeWarpAtoms(const MmaQuery& query, const TargetInfo& target) {
 }
 
 const MmaAtom* targetMmaAtom(MmaScope scope, TokenKind aType, TokenKind bType,
-                             std::optional<TokenKind> accType, const TargetInfo& target) {
-  const MmaAtom* atom = findPrimaryAtom(scope, /*sparse=*/false, canonicalMmaOperandType(aType),
+                             std::optional<TokenKind> accType, const TargetInfo& target, bool sparse) {
+  const MmaAtom* atom = findPrimaryAtom(scope, sparse, canonicalMmaOperandType(aType),
                                         canonicalMmaOperandType(bType));
   if (!atom || (accType && !atom->accTypes.contains(canonicalElementType(*accType)))) return nullptr;
   return targetHasAtom(target, *atom) ? atom : nullptr;

@@ -317,9 +317,10 @@ std::string describeWarpAtoms(const MmaQuery& query, const TargetInfo& target);
 /// any the atom takes) and that `target` has: its SM version reaches the
 /// atom's and, for a WGMMA atom, the HasWgmma column is set (cpu has every
 /// atom). Null when there is none. This is the atom lowering tiles onto;
-/// selectMma says why a given MMA does not fit it.
+/// selectMma says why a given MMA does not fit it. `sparse`: the 2:4 sparse
+/// atom (`mma.*.sp`).
 const MmaAtom* targetMmaAtom(MmaScope scope, TokenKind aType, TokenKind bType,
-                             std::optional<TokenKind> accType, const TargetInfo& target);
+                             std::optional<TokenKind> accType, const TargetInfo& target, bool sparse = false);
 
 /// The first GPU row of Targets.def (the oldest SM) that has `atom`, or null
 /// when none has: what a diagnostic points at when the target lacks it.

@@ -9,10 +9,13 @@ accumulator types, N set and K) for the operand types below:
          e4m3 x e4m3 and e5m2 x e5m2 -> f32 or f16
   modes  SS (A and B from shared-memory descriptors), RS (A from registers;
          16-bit inputs only)
+  sparse wgmma.mma_async.sp (2:4 sparse A, from the Sparse Primary rows):
+         m64nNk32 (16-bit inputs), m64nNk64 (8-bit floats), SS, sparsity
+         selector 0
 
-Each specialization is a struct `ss<N, AccT, InT>` / `rs<N, AccT, InT>` in
-croq::wgmma::detail with a static `run<...>()`; croq/device/wgmma.h wraps them
-in mma_ss / mma_rs. Run from anywhere:
+Each specialization is a struct `ss<N, AccT, InT>` / `rs<N, AccT, InT>` /
+`sp_ss<N, AccT, InT>` in croq::wgmma::detail with a static `run<...>()`;
+croq/device/wgmma.h wraps them in mma_ss / mma_rs / mma_sp_ss. Run from anywhere:
 
     python3 runtime/tools/gen_wgmma.py            # rewrite the header
     python3 runtime/tools/gen_wgmma.py --check    # exit 1 if it is stale
@@ -33,7 +36,7 @@ ATOMS = ROOT / "compiler" / "target" / "MmaAtoms.def"
 
 Input = collections.namedtuple("Input", "cxx ptx bytes")
 Accumulator = collections.namedtuple("Accumulator", "cxx ptx reg cons regs_of")
-Variant = collections.namedtuple("Variant", "acc input k modes ns")
+Variant = collections.namedtuple("Variant", "acc input k modes ns sparse")
 
 # How the runtime spells each operand type it has a C++ type for: the table's
 # type -> (C++ type, PTX type, bytes). Rows of other operand types (tf32,
@@ -107,21 +110,24 @@ def read_atoms(path=ATOMS):
 
 
 def variants(rows):
-    """One Variant per (input, accumulator) of the dense Primary WGMMA rows, in table order."""
+    """One Variant per (input, accumulator) of the Primary WGMMA rows, dense
+    ones first, each group in table order."""
     out = []
-    for row in rows:
-        if (row["instr"], row["scope"], row["sparsity"], row["pick"]) != ("Wgmma", "Warpgroup", "Dense", "Primary"):
+    ordered = [r for r in rows if r["sparsity"] == "Dense"] + [r for r in rows if r["sparsity"] == "Sparse"]
+    for row in ordered:
+        if (row["instr"], row["scope"], row["pick"]) != ("Wgmma", "Warpgroup", "Primary"):
             continue
+        sparse = row["sparsity"] == "Sparse"
         if row["m"] != 64:
             raise SystemExit(f"{row['name']} has M {row['m']}; a WGMMA's M is 64")
         for a in row["a"]:
             if a not in INPUTS or a not in row["b"]:
                 continue
-            rs = INPUTS[a].bytes == RS_INPUT_BYTES and "Regs" in row["a_sources"]
-            modes = ("ss", "rs") if rs else ("ss",)
+            rs = INPUTS[a].bytes == RS_INPUT_BYTES and "Regs" in row["a_sources"] and not sparse
+            modes = ("sp_ss",) if sparse else ("ss", "rs") if rs else ("ss",)
             for acc in ACCUMULATORS:
                 if acc in row["acc"]:
-                    out.append(Variant(ACCUMULATORS[acc], INPUTS[a], row["k"], modes, row["n"]))
+                    out.append(Variant(ACCUMULATORS[acc], INPUTS[a], row["k"], modes, row["n"], sparse))
     return out
 
 HEADER = """\
@@ -130,7 +136,9 @@ HEADER = """\
 //
 // One specialization per wgmma.mma_async.sync.aligned variant: m64nNk16
 // (N = 8..256 step 8; f16*f16->f32, f16*f16->f16, bf16*bf16->f32; SS and RS)
-// and m64nNk32 (e4m3*e4m3 and e5m2*e5m2 -> f32 or f16; SS, K-major).
+// and m64nNk32 (e4m3*e4m3 and e5m2*e5m2 -> f32 or f16; SS, K-major); and per
+// wgmma.mma_async.sp variant (2:4 sparse A: m64nNk32 for the 16-bit types,
+// m64nNk64 for e4m3 and e5m2; SS; sparsity selector 0).
 // Include croq/device/wgmma.h instead of this file: it documents the operands
 // and provides the entry points croq::wgmma::mma_ss / mma_rs.
 //
@@ -139,7 +147,9 @@ HEADER = """\
 // (a register turned into the predicate p: 0 means D = A*B, ignoring the
 // accumulator's old value), then the immediates imm-scale-a, imm-scale-b
 // (1 or -1), imm-trans-a (SS only) and imm-trans-b (0 = K-major, 1 = MN-major;
-// 16-bit inputs only: an 8-bit variant takes TransA = TransB = 0).
+// 16-bit inputs only: an 8-bit variant takes TransA = TransB = 0). A sparse
+// variant takes the thread's metadata register and the sparsity selector
+// (0) after desc_b.
 #pragma once
 
 #include <cstdint>
@@ -155,6 +165,8 @@ template <int N, typename AccT, typename InT>
 struct ss;
 template <int N, typename AccT, typename InT>
 struct rs;
+template <int N, typename AccT, typename InT>
+struct sp_ss;
 """
 
 FOOTER = """
@@ -188,9 +200,10 @@ def emit(mode, n, variant):
     acc, inp, k = variant.acc, variant.input, variant.k
     acc_t, dtype, reg_t, cons, in_t, itype = acc.cxx, acc.ptx, acc.reg, acc.cons, inp.cxx, inp.ptx
     regs = acc.regs_of(n)
-    ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{dtype}.{itype}.{itype}"
+    sp = ".sp" if mode == "sp_ss" else ""
+    ptx = f"wgmma.mma_async{sp}.sync.aligned.m64n{n}k{k}.{dtype}.{itype}.{itype}"
     transposable = inp.bytes == 2
-    if mode == "ss":
+    if mode in ("ss", "sp_ss"):
         a_param = "std::uint64_t desc_a"
         a_ops = f"%{regs}"
         a_inputs = '"l"(desc_a)'
@@ -207,7 +220,12 @@ def emit(mode, n, variant):
         tmpl = "template <int TransB, int ScaleA, int ScaleB>"
         imms = ['"n"(ScaleA)', '"n"(ScaleB)', '"n"(TransB)']
     b_op = first_after_a
-    scale_op = first_after_a + 1
+    meta_ops, meta_param, meta_inputs = "", "", ""
+    if mode == "sp_ss":
+        meta_ops = f", %{b_op + 1}, %{b_op + 2}"
+        meta_param = ", std::uint32_t meta"
+        meta_inputs = ', "r"(meta), "n"(0)'
+    scale_op = first_after_a + (3 if mode == "sp_ss" else 1)
     imm_ops = ", ".join(f"%{scale_op + 1 + i}" for i in range(len(imms)))
     out = []
     out.append(f"\n// {ptx} ({mode.upper()})")
@@ -215,7 +233,7 @@ def emit(mode, n, variant):
     out.append(f"struct {mode}<{n}, {acc_t}, {in_t}> {{")
     out.append(f"  {tmpl}")
     out.append(f"  static CROQ_DEVICE void run({reg_t} (&d)[{regs}], {a_param}, "
-               f"std::uint64_t desc_b, int scale_d) {{")
+               f"std::uint64_t desc_b{meta_param}, int scale_d) {{")
     if not transposable:
         out.append('    static_assert(TransA == 0 && TransB == 0, "8-bit operands are K-major");')
     out.append("#if CROQ_SM90A_ENABLED")
@@ -225,11 +243,11 @@ def emit(mode, n, variant):
     out.append(f'      "setp.ne.b32 p, %{scale_op}, 0;\\n"')
     out.append(f'      "{ptx} "')
     out.append(reg_list(0, regs))
-    out.append(f'      "{a_ops}, %{b_op}, p, {imm_ops};\\n"')
+    out.append(f'      "{a_ops}, %{b_op}{meta_ops}, p, {imm_ops};\\n"')
     out.append('      "}\\n"')
     out.append("      :")
     out.append(constraint_list(cons, "d", regs))
-    out.append(f"      : {a_inputs}, \"l\"(desc_b), \"r\"(scale_d), {', '.join(imms)});")
+    out.append(f"      : {a_inputs}, \"l\"(desc_b){meta_inputs}, \"r\"(scale_d), {', '.join(imms)});")
     out.append("#else")
     out.append("    CROQ_UNSUPPORTED_ARCH();")
     out.append("#endif")

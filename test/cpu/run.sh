@@ -4,7 +4,8 @@
 #
 # Programs: every .co file under examples/ except examples/errors/, plus
 # test/gpu/*.co, the same list as test/gpu/run.sh. Each one is built with
-# `croqc FILE.co --target=cpu -o EXE` and run with a timeout; it passes when
+# `croqc FILE.co --target=cpu -o EXE` (plus the options of a `// CROQC-FLAGS:`
+# line in the file) and run with a timeout; it passes when
 # it exits 0 and prints a line starting with PASS. A program that uses what
 # the CPU target cannot emulate (croqc reports "cannot run on the CPU
 # target": inline PTX) is skipped, with croqc's message as
@@ -157,8 +158,10 @@ run_one() {  # run_one INDEX FILE
 
   local build_log="$exe.build.log"
   {
-    echo "+ $croqc $file --target=cpu -o $exe"
-    timeout --kill-after=10 "$timeout_s" "$croqc" "$file" --target=cpu -o "$exe"
+    local flags
+    read -r -a flags <<<"$(sed -n 's|^[[:space:]]*//[[:space:]]*CROQC-FLAGS:[[:space:]]*||p' "$file" | head -n 1)"
+    echo "+ $croqc $file --target=cpu -o $exe ${flags[*]}"
+    timeout --kill-after=10 "$timeout_s" "$croqc" "$file" --target=cpu -o "$exe" "${flags[@]}"
   } >"$build_log" 2>&1
   local status=$?
   if [[ $status -eq 124 || $status -eq 137 ]]; then

@@ -4,7 +4,8 @@
 # Programs: every .co file under examples/ except examples/errors/, plus
 # test/gpu/*.co. Each one is built with `croqc FILE.co -o EXE --arch=ARCH`
 # (ARCH from a `// GPU-ARCH: sm_90a` line in the file, else sm_86) and run
-# with a timeout; it passes when it exits 0 and prints a line starting with
+# with a timeout (a `// CROQC-FLAGS: ...` line adds options to the build);
+# it passes when it exits 0 and prints a line starting with
 # PASS. With --sanitize it is also run under `compute-sanitizer --tool
 # memcheck` (and `--tool racecheck` with --racecheck), each of which must
 # report `ERROR SUMMARY: 0 errors` (racecheck: or `RACECHECK SUMMARY: 0
@@ -162,6 +163,11 @@ arch_of() {
   printf '%s\n' "${arch:-$default_arch}"
 }
 
+# The extra croqc options a file asks for: its `// CROQC-FLAGS: ...` line.
+flags_of() {
+  sed -n 's|^[[:space:]]*//[[:space:]]*CROQC-FLAGS:[[:space:]]*||p' "$1" | head -n 1
+}
+
 # Prints the result line (and, with -v, the log tail) and records it.
 report() {  # report INDEX STATUS NAME [REASON] [LOG]
   local index="$1" status="$2" name="$3" reason="${4:-}" log="${5:-}"
@@ -187,8 +193,9 @@ run_one() {  # run_one INDEX FILE
   local index="$1" file="$2"
   local name="${file%.co}"
   local exe="$build_dir/$name"
-  local arch need
+  local arch need flags
   arch="$(arch_of "$file")"
+  read -r -a flags <<<"$(flags_of "$file")"
   mkdir -p "$(dirname "$exe")"
 
   need="$(printf '%s' "$arch" | sed -n 's/^sm_\([0-9]*\).*/\1/p')"
@@ -201,8 +208,8 @@ run_one() {  # run_one INDEX FILE
 
   local build_log="$exe.build.log"
   {
-    echo "+ $croqc $file -o $exe --arch=$arch"
-    timeout --kill-after=10 "$timeout_s" "$croqc" "$file" -o "$exe" --arch="$arch"
+    echo "+ $croqc $file -o $exe --arch=$arch ${flags[*]}"
+    timeout --kill-after=10 "$timeout_s" "$croqc" "$file" -o "$exe" --arch="$arch" "${flags[@]}"
   } >"$build_log" 2>&1
   local status=$?
   if [[ $status -eq 124 || $status -eq 137 ]]; then

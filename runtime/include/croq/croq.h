@@ -1,6 +1,7 @@
 // croq/croq.h: the runtime header that generated code and `.co` host code
 // include. The standard headers Croqtile programs rely on (croq/std.h) and
-// the host API (croq/host.h, croq/types.h, croq/timing.h, croq/verify.h)
+// the host API (croq/host.h, croq/types.h, croq/timing.h, croq/verify.h,
+// croq/sparse.h)
 // always; the device wrappers
 // (croq/device/device.h) when compiled by nvcc, or their CPU emulation
 // (croq/cpu/device.h, croq/cpu/wgmma.h) when built for `--target=cpu`
@@ -12,6 +13,7 @@
 
 #include "croq/host.h"
 #include "croq/scalar.h"
+#include "croq/sparse.h"
 #include "croq/timing.h"
 #include "croq/types.h"
 #include "croq/verify.h"

@@ -357,6 +357,25 @@ inline cpu::detail::BlockRunner* require_full_warp(const char* what, const char*
   return r;
 }
 
+// A warp-collective step: every lane of a full warp puts `in` into the
+// warp's scratch, `combine(warp, slot)` turns the 32 inputs into 32 outputs
+// once all have arrived, and each lane takes its `out`. False outside a
+// launch (nothing to exchange with).
+template <typename In, typename Out, typename F>
+bool exchange_in_warp(const char* what, const char* file, int line, const In& in, Out& out, F&& combine) {
+  static_assert(sizeof(In) <= cpu::detail::kLaneBytes && sizeof(Out) <= cpu::detail::kLaneBytes,
+                "lane values fit the warp scratch");
+  cpu::detail::BlockRunner* r = require_full_warp(what, file, line);
+  if (!r) return false;
+  cpu::detail::Warp& w = r->current_warp();
+  const unsigned lane = r->current_lane();
+  const unsigned slot = w.generation & 1;
+  std::memcpy(w.in[slot][lane], &in, sizeof(in));
+  r->warp_collective({what, file, line}, ~0u, combine);
+  std::memcpy(&out, w.out[slot][lane], sizeof(out));
+  return true;
+}
+
 }  // namespace detail
 
 // acc += a * b over the warp (every one of its 32 lanes must call it), with
@@ -367,18 +386,11 @@ void mma(frag_c<AccT, E>& acc, const frag_a_t<M, KB>& a, const frag_b_t<M, KB>& 
   static_assert(has_instruction_v<InT, AccT, M, KB>, "no mma.sync takes these operand and accumulator types");
   static_assert(E == atom_shape<M, KB>::c_elems, "the accumulator fits the atom");
   using Lane = detail::MmaLane<AccT, E, M, KB>;
-  static_assert(sizeof(Lane) <= cpu::detail::kLaneBytes, "lane operands fit the warp scratch");
-  cpu::detail::BlockRunner* r = detail::require_full_warp("croq::mma::mma", file, line);
-  if (!r) return;
-  cpu::detail::Warp& w = r->current_warp();
-  const unsigned lane = r->current_lane();
-  const unsigned slot = w.generation & 1;
   const Lane mine{a, b, acc};
-  std::memcpy(w.in[slot][lane], &mine, sizeof(mine));
-  r->warp_collective({"croq::mma::mma (mma.sync)", file, line}, ~0u, [](cpu::detail::Warp& warp, unsigned s) {
-    detail::mma_warp<InT, AccT, E, M, KB>(warp.in[s], warp.out[s]);
-  });
-  std::memcpy(&acc, w.out[slot][lane], sizeof(acc));
+  detail::exchange_in_warp("croq::mma::mma (mma.sync)", file, line, mine, acc,
+                           [](cpu::detail::Warp& warp, unsigned s) {
+                             detail::mma_warp<InT, AccT, E, M, KB>(warp.in[s], warp.out[s]);
+                           });
 }
 
 }  // namespace mma

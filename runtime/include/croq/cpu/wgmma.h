@@ -30,6 +30,12 @@
 //                         tile copies into the swizzled layout with the GPU's
 //                         element split among threads and zero fill; the
 //                         asynchronous one completes at once
+//   load_sparse_meta, mma_sp_ss
+//                         2:4 sparse A: each thread's metadata register as the
+//                         GPU's (sparse_meta_word); mma_sp_ss exchanges the
+//                         registers within the warp (a warp-collective step)
+//                         and expands each thread's two rows of A from the
+//                         kept elements before summing like mma_ss
 //   load_a_ldsm, load_a, mma_rs
 //                         RS mode: A in registers, each warp holding its
 //                         16-row slab of a 64 x 16 atom in the m16n8k16 A
@@ -238,6 +244,64 @@ void mma_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem
   detail::accumulate_rows<N, AccT, InT, WB, K>(acc, arow, b, scale_d);
 }
 
+// ---- sparse SS mode (wgmma.mma_async.sp) --------------------------------------
+
+// This thread's metadata register of the tile at p (croq/device/wgmma_layout.h,
+// sparse_meta_word); rows r >= v0 and columns c >= v1 read as zero.
+template <typename InT, typename MetaT>
+void load_sparse_meta(std::uint32_t& e, const MetaT* p, int s0, int s1, int v0, int v1) {
+  e = sparse_meta_word<InT>(p, s0, s1, v0, v1, detail::warpgroup_tid());
+}
+
+// The register from words in the prepack_v2 layout (sparse_meta_word_v2).
+template <typename InT>
+void load_sparse_meta_v2(std::uint32_t& e, const std::uint32_t* base, int offset, int ld, int v0, int v1) {
+  e = sparse_meta_word_v2<InT>(base, offset, ld, v0, v1, detail::warpgroup_tid());
+}
+
+// acc (+)= A * B^T with A 2:4 sparse: `a` the 64 x K/2 slice of its kept
+// elements, `meta` this thread's metadata register, B the N x K slice `b`
+// (K = 32, or 64 for 8-bit floats). Every lane of the warp must call it: the
+// lanes exchange their metadata registers, each taking the nibbles of its two
+// rows from the lanes the hardware reads them from (sparse_meta_lane), and
+// expands its rows of A to K elements before summing like mma_ss.
+template <int N, typename AccT, typename InT, int TransA = 0, int TransB = 0, int WA, int WB>
+void mma_sp_ss(accumulator_t<N, AccT>& acc, const smem_desc<WA, InT>& a, const smem_desc<WB, InT>& b,
+               std::uint32_t meta, int scale_d = 1, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  static_assert(supported_v<N, AccT, InT>,
+                "sparse wgmma takes N = 8..256 step 8, f16, e4m3 or e5m2 inputs with f32 or f16 accumulators, or "
+                "bf16 inputs with f32 accumulators");
+  static_assert(sizeof(InT) == 2 || (TransA == 0 && TransB == 0), "8-bit operands are K-major");
+  detail::require_major(a, TransA, "croq::wgmma::mma_sp_ss", "A", file, line);
+  detail::require_major(b, TransB, "croq::wgmma::mma_sp_ss", "B", file, line);
+  // The nibbles of a lane's rows are in the registers of its quad (lanes
+  // 4g .. 4g + 3): each lane receives those four words.
+  std::uint32_t quad[4];
+  if (!mma::detail::exchange_in_warp("croq::wgmma::mma_sp_ss (wgmma.sp)", file, line, meta, quad,
+                                     [](cpu::detail::Warp& warp, unsigned s) {
+                                       for (int l = 0; l < 32; ++l)
+                                         for (int q = 0; q < 4; ++q)
+                                           std::memcpy(warp.out[s][l] + 4 * q, warp.in[s][4 * (l / 4) + q],
+                                                       sizeof(std::uint32_t));
+                                     }))
+    return;
+  const int tid = detail::warpgroup_tid();
+  constexpr int K = 2 * k_per_instr_v<InT>;
+  const int g = (tid % 32) / 4;
+  float arow[2][K];
+  for (int h = 0; h < 2; ++h) {
+    const int row = acc_row(tid, 2 * h);
+    for (int q = 0; q < K / 4; ++q) {
+      const std::uint32_t word = quad[sparse_meta_lane<InT>(g, h, q) - 4 * g];
+      const std::uint32_t nibble = (word >> sparse_meta_shift<InT>(h, q)) & 0xFu;
+      for (int e = 0; e < 4; ++e) arow[h][4 * q + e] = 0.0f;
+      arow[h][4 * q + (nibble & 3u)] += a.at(row, 2 * q);
+      arow[h][4 * q + (nibble >> 2)] += a.at(row, 2 * q + 1);
+    }
+  }
+  detail::accumulate_rows<N, AccT, InT, WB, K>(acc, arow, b, scale_d);
+}
+
 // ---- RS mode: A in registers ----------------------------------------------------
 
 inline int warp_in_warpgroup() { return static_cast<int>(cpu::detail::linear_thread_index() / 32u % 4u); }
@@ -305,16 +369,11 @@ void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem
                 "wgmma with A in registers takes N = 8..256 step 8, f16 inputs with f32 or f16 accumulators, or "
                 "bf16 inputs with f32 accumulators");
   detail::require_major(b, TransB, "croq::wgmma::mma_rs", "B", file, line);
-  cpu::detail::BlockRunner* r = mma::detail::require_full_warp("croq::wgmma::mma_rs", file, line);
-  if (!r) return;
-  cpu::detail::Warp& w = r->current_warp();
-  const unsigned lane = r->current_lane();
-  const unsigned slot = w.generation & 1;
-  std::memcpy(w.in[slot][lane], a, sizeof(a));
-  r->warp_collective({"croq::wgmma::mma_rs (wgmma)", file, line}, ~0u,
-                     [](cpu::detail::Warp& warp, unsigned s) { detail::gather_a_rows(warp.in[s], warp.out[s]); });
   std::uint16_t rows[2][16];
-  std::memcpy(rows, w.out[slot][lane], sizeof(rows));
+  if (!mma::detail::exchange_in_warp(
+          "croq::wgmma::mma_rs (wgmma)", file, line, a, rows,
+          [](cpu::detail::Warp& warp, unsigned s) { detail::gather_a_rows(warp.in[s], warp.out[s]); }))
+    return;
   float arow[2][16];
   for (int h = 0; h < 2; ++h)
     for (int k = 0; k < 16; ++k) arow[h][k] = detail::bits_value<InT>(rows[h][k]);

@@ -202,6 +202,20 @@ CROQ_DEVICE void mma_ss(accumulator_t<N, AccT>& acc, std::uint64_t desc_a, std::
   detail::ss<N, AccT, InT>::template run<TransA, TransB, ScaleA, ScaleB>(acc, desc_a, desc_b, scale_d);
 }
 
+// Sparse SS mode: acc (+)= A * B with A 2:4 sparse (wgmma.mma_async.sp): its
+// descriptor describes the 64 x K/2 kept elements, `meta` is this thread's
+// metadata register (sparse_meta_word, croq/device/wgmma_layout.h), B the
+// N x K operand (K = 2 * k_per_instr_v<InT>: 32, or 64 for 8-bit floats).
+template <int N, typename AccT, typename InT, int TransA = 0, int TransB = 0, int ScaleA = 1, int ScaleB = 1>
+CROQ_DEVICE void mma_sp_ss(accumulator_t<N, AccT>& acc, std::uint64_t desc_a, std::uint64_t desc_b,
+                           std::uint32_t meta, int scale_d = 1) {
+  static_assert(supported_v<N, AccT, InT>,
+                "sparse wgmma takes N = 8..256 step 8, f16, e4m3 or e5m2 inputs with f32 or f16 accumulators, or "
+                "bf16 inputs with f32 accumulators");
+  static_assert(sizeof(InT) == 2 || (TransA == 0 && TransB == 0), "8-bit operands are K-major");
+  detail::sp_ss<N, AccT, InT>::template run<TransA, TransB, ScaleA, ScaleB>(acc, desc_a, desc_b, meta, scale_d);
+}
+
 // RS mode: acc (+)= A * B with A in registers (4 x u32 per thread, see a_row /
 // a_col) and B described by a shared-memory descriptor.
 template <int N, typename AccT, typename InT, int TransB = 0, int ScaleA = 1, int ScaleB = 1>

@@ -197,6 +197,23 @@ CROQ_DEVICE void fence_operands(mma::frag_a (&a)[R][C]) {
     for (int k = 0; k < C; ++k) fence_operands(a[i][k].r);
 }
 
+// ---- 2:4 sparse metadata ---------------------------------------------------
+
+// This thread's metadata register of the tile at p (sparse_meta_word,
+// croq/device/wgmma_layout.h); rows r >= v0 and columns c >= v1 read as zero.
+template <typename InT, typename MetaT>
+CROQ_DEVICE void load_sparse_meta(std::uint32_t& e, const MetaT* p, int s0, int s1, int v0, int v1) {
+  e = sparse_meta_word<InT>(p, s0, s1, v0, v1, static_cast<int>(threadIdx.x) % 128);
+}
+
+// The register from words in the prepack_v2 layout (sparse_meta_word_v2):
+// the tile starts `offset` words into the [M, ld] tensor at `base`.
+template <typename InT>
+CROQ_DEVICE void load_sparse_meta_v2(std::uint32_t& e, const std::uint32_t* base, int offset, int ld, int v0,
+                                     int v1) {
+  e = sparse_meta_word_v2<InT>(base, offset, ld, v0, v1, static_cast<int>(threadIdx.x) % 128);
+}
+
 // ---- accumulators ----------------------------------------------------------
 
 template <int N, typename AccT>
