@@ -254,10 +254,12 @@ void Lowerer::lowerSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym,
         .range(s->source->range());
     return;
   }
-  // One instruction's metadata: a nibble per group of four of its K, in
-  // bytes or words (croq/device/wgmma_layout.h, sparse_meta_cols_v).
+  // One instruction's metadata: a nibble per group of four of its K (the K
+  // of the sparse atom sema chose), in bytes or words
+  // (croq/device/wgmma_layout.h, sparse_meta_cols_v).
+  if (!use.atom) unreachable("a sparse MMA without the atom sema chose");
   const TokenKind aElem = use.aElem;
-  const std::int64_t instrK = target::elementBytes(aElem) == 1 ? 64 : 32;
+  const std::int64_t instrK = static_cast<std::int64_t>(use.atom->k);
   const std::int64_t metaBytes = target::elementBytes(metaElem);
   const std::int64_t perStep = instrK / (8 * metaBytes);
   // A window of run-time extent (`meta.chunkat(block_m, k)` of a tensor
