@@ -607,7 +607,7 @@ class Emitter {
     std::string elem = cxxElementType(h.buffer->elem);
     std::string args = llvm::formatv("{0}, static_cast<std::uint64_t>({1}), static_cast<std::uint64_t>({2}), {3}, {4}, "
                                      "croq::swizzle_mode::{5}",
-                                     h.from, printExpr(h.buffer->shape[0]), printExpr(h.buffer->shape[1]), h.boxRows,
+                                     h.from, printExpr(h.tensorRows), printExpr(h.tensorCols), h.boxRows,
                                      h.boxCols, swizzle)
                            .str();
     line("bool " + h.text + "_okb = false;");

@@ -489,7 +489,8 @@ class KirPrinter {
         case HostStmt::Kind::StreamWait: os_ << "stream-wait " << h.text << " for " << h.from; break;
         case HostStmt::Kind::StreamSync: os_ << "stream-sync " << h.text; break;
         case HostStmt::Kind::TensorMap:
-          os_ << "tensor-map " << h.text << " = " << h.buffer->name << " box [" << h.boxRows << ", " << h.boxCols
+          os_ << "tensor-map " << h.text << " = " << h.buffer->name << " [" << printExpr(h.tensorRows) << ", "
+              << printExpr(h.tensorCols) << "] box [" << h.boxRows << ", " << h.boxCols
               << "] swizzle " << h.swizzle << (h.staged ? " staged on " + h.stream : std::string());
           break;
       }

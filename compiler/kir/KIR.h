@@ -393,7 +393,7 @@ struct HostStmt {
     Code,        // code: scalar statements (integers, conditions, loops, print) run on the host
     StreamWait,  // stream `text` waits for the work enqueued so far on stream `from`
     StreamSync,  // the host waits for stream `text`
-    TensorMap,   // text: the map's name; buffer: the [rows][cols] global tensor at pointer `from`,
+    TensorMap,   // text: the map's name; buffer: the global tensor at pointer `from`, as [tensorRows][tensorCols],
                  // read or written in [boxRows][boxCols] boxes with `swizzle`-byte rows (0: none)
   };
   Kind kind = Kind::Raw;
@@ -415,6 +415,10 @@ struct HostStmt {
   /// aligned pitch that the map describes instead (only for tensors that no
   /// kernel of the function writes).
   std::int64_t boxRows = 0, boxCols = 0;
+  /// TensorMap: the tensor's rows and columns as the map describes it (the
+  /// buffer's shape, or the 2-D shape a `span_as` of the whole buffer gives).
+  const Expr* tensorRows = nullptr;
+  const Expr* tensorCols = nullptr;
   int swizzle = 0;
   bool staged = false;
 };

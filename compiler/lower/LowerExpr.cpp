@@ -36,6 +36,7 @@ const Expr* Lowerer::lowerSym(const sym::SymExpr* e, llvm::SMLoc loc) {
     case SymKind::Symbol: {
       auto it = symValues_.find(e);
       if (it != symValues_.end()) return it->second;
+      if (auto data = sema_.dataExprs.find(e); data != sema_.dataExprs.end()) return lowerInt(data->second);
       diags_.report(loc, DiagKind::err_lower_symbolic, "the value", sym::print(e),
                     "only parameters, shape symbols, loop and parallel variables can size or index tiles");
       return m().intc(0);
@@ -328,6 +329,11 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       const Expr* v = lowerExpr(u->operand);
       if (u->op == TokenKind::exclaim) return m().unary("!", v, kir::ScalarType::boolean());
       if (u->op == TokenKind::plus) return v;
+      // `&x.at(i)` (an argument of a `call`) and `++x`, `--x` keep their
+      // operand's type and spelling.
+      if (u->op == TokenKind::amp) return m().unary("&", v, v->type);
+      if (u->op == TokenKind::plusplus || u->op == TokenKind::minusminus)
+        return m().unary(u->op == TokenKind::plusplus ? "++" : "--", v, v->type);
       kir::ScalarType ty = v->type;
       if (ty.isElem()) {
         ty = kir::ScalarType::element(kir::computeType(ty.elem));

@@ -304,7 +304,16 @@ class Lowerer {
   void findTmaDestinations(const ast::Stmt* body);
   /// The kernel parameter holding the tensor map of `global` in boxes of
   /// `rows` x `cols` with `swizzle`, made on the host by the wrapper.
-  std::string tensorMap(const kir::Buffer* global, std::int64_t rows, std::int64_t cols, int swizzle);
+  /// The global side of a TMA copy: the tensor as the map describes it
+  /// (rows x cols, host expressions) and the tile's origin in it.
+  struct TmaTensor {
+    const Expr* rows = nullptr;
+    const Expr* cols = nullptr;
+    const Expr* row0 = nullptr;
+    const Expr* col0 = nullptr;
+  };
+  std::string tensorMap(const kir::Buffer* global, const TmaTensor& tensor, std::int64_t rows, std::int64_t cols,
+                        int swizzle);
   /// A new mbarrier in shared memory, initialised in the kernel prologue.
   std::string newMbarrier(llvm::StringRef base);
   /// Where the boxes of a TMA copy lie in a shared tile: `boxes` boxes of
@@ -404,10 +413,11 @@ class Lowerer {
     const Expr* rowsValid;
     const Expr* colsValid;
   };
+  void maskStoreTile(const ast::MmaStoreStmt* s, kir::Tile& tile);
   StoreGeometry storeGeometry(const kir::Tile& tile, const kir::Fragment& c, bool transpose);
   /// The 2-D origin of a unit-stride view in its base (TMA coordinates);
   /// false after a diagnostic.
-  bool viewOrigin2d(const ast::Expr* e, const Expr*& row, const Expr*& col);
+  bool viewOrigin2d(const ast::Expr* e, const kir::Buffer* global, TmaTensor& tensor);
   /// Runs `body` with emission redirected into `into`.
   template <typename F>
   void nested(std::vector<Stmt*>& into, F&& body) {
@@ -523,6 +533,7 @@ class Lowerer {
   /// swizzle) -> parameter name.
   struct TensorMapKey {
     const kir::Buffer* buffer;
+    std::string shape;
     std::int64_t rows, cols;
     int swizzle;
   };

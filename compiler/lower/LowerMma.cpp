@@ -451,6 +451,7 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
     return;
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");
+  if (tile) maskStoreTile(s, *tile);
   if (!tile) return;
   if (tile->rank() != 2) {
     unreachable("an `mma.store` into a tile that is not 2-D");
@@ -490,6 +491,17 @@ bool Lowerer::lowerAccumulatorUpdate(const ast::AssignStmt* a, llvm::StringRef o
   TokenKind t = f->accType == TokenKind::ty_s32 ? TokenKind::ty_s32 : TokenKind::ty_f32;
   st->value = m().convert(lowerExpr(a->value), kir::ScalarType::element(t));
   return true;
+}
+
+void Lowerer::maskStoreTile(const MmaStoreStmt* s, kir::Tile& tile) {
+  // `mma.store.mask mc, DST, rows[, cols]`: only the leading `rows` rows
+  // (and `cols` columns) of DST are written.
+  for (size_t d = 0; d < s->maskArgs.size() && d < tile.rank(); ++d) {
+    const Expr* bound = m().max(lowerInt(s->maskArgs[d]), m().intc(0));
+    const Expr* extent = tile.extents[d] > 0 ? m().intc(tile.extents[d]) : tile.runtimeExtents[d];
+    const Expr* current = tile.valid[d] ? tile.valid[d] : extent;
+    tile.valid[d] = current ? m().min(current, bound) : bound;
+  }
 }
 
 Lowerer::StoreGeometry Lowerer::storeGeometry(const kir::Tile& tile, const kir::Fragment& c, bool transpose) {

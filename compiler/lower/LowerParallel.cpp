@@ -180,14 +180,15 @@ void Lowerer::firstInstanceOnly(kir::Scope scope, llvm::SMLoc loc, llvm::functio
 
 std::vector<Stmt*>* Lowerer::lowerRuntimeWarps(const ast::ParallelBinding& b, const sema::ParallelLevelInfo& info,
                                                 std::vector<Stmt*>* into) {
-  // `parallel w by N : group` of a run-time N, the kernel's outermost
-  // sub-block level: the launch has exactly N instances of `threads`
-  // threads, so instance w is tid_ / threads and no thread is masked.
+  // `parallel w by N : group` (or `: thread`) of a run-time N, the kernel's
+  // outermost sub-block level: the launch has exactly N instances of
+  // `threads` threads, so instance w is tid_ / threads and no thread is
+  // masked.
   LevelFrame frame;
-  frame.level = ParallelLevel::Group;
+  frame.level = info.level;
   frame.parentSpan = frames_.back().span;
   frame.span = kernel_->threads;
-  std::string indexName = fresh("warp");
+  std::string indexName = fresh(info.level == ParallelLevel::Thread ? "thread" : "warp");
   const Expr* index = m().div(m().var("tid_"), m().intc(frame.span));
   const Expr* idx = pushLet(m(), *into, b.range.Start, indexName, index);
   threadLets_[indexName] = index;

@@ -23,20 +23,38 @@ namespace croqc::lower {
 
 using namespace ast;
 
-bool Lowerer::viewOrigin2d(const ast::Expr* e, const Expr*& row, const Expr*& col) {
-  row = m().intc(0);
-  col = m().intc(0);
+bool Lowerer::viewOrigin2d(const ast::Expr* e, const kir::Buffer* global, TmaTensor& tensor) {
+  tensor.row0 = m().intc(0);
+  tensor.col0 = m().intc(0);
+  tensor.rows = global->shape.size() == 2 ? global->shape[0] : nullptr;
+  tensor.cols = global->shape.size() == 2 ? global->shape[1] : nullptr;
   const sema::Type* t = sema_.typeOf(e);
   const std::shared_ptr<sema::ViewInfo> view = t ? t->view : nullptr;
-  if (!view || !view->base) return true;
-  if (!view->dimMap.empty() || view->reshaped || view->origin.size() != 2 ||
+  if (!view || !view->base) {
+    if (!tensor.rows) unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
+    return tensor.rows != nullptr;
+  }
+  // A tile of the whole buffer read as a 2-D array (`rhs.span_as(E * N, K)`
+  // of an [E, N, K] tensor): the map describes the buffer in that shape.
+  bool wholeReshape = view->reshaped && view->reshapedShape.size() == 2 &&
+                      (!view->linearOffset || sym::constantValue(view->linearOffset) == 0);
+  if (!view->dimMap.empty() || (view->reshaped && !wholeReshape) || view->origin.size() != 2 ||
       sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
     unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
     return false;
   }
-  row = lowerSym(view->origin[0], e->loc());
-  col = lowerSym(view->origin[1], e->loc());
-  return true;
+  if (wholeReshape) {
+    tensor.rows = lowerSym(view->reshapedShape[0], e->loc());
+    tensor.cols = lowerSym(view->reshapedShape[1], e->loc());
+    if (!hostComputable(tensor.rows) || !hostComputable(tensor.cols)) {
+      unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
+      return false;
+    }
+  }
+  tensor.row0 = lowerSym(view->origin[0], e->loc());
+  tensor.col0 = lowerSym(view->origin[1], e->loc());
+  if (!tensor.rows) unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
+  return tensor.rows != nullptr;
 }
 
 void Lowerer::findTmaDestinations(const ast::Stmt* body) {
@@ -51,11 +69,14 @@ void Lowerer::findTmaDestinations(const ast::Stmt* body) {
   });
 }
 
-std::string Lowerer::tensorMap(const kir::Buffer* global, std::int64_t rows, std::int64_t cols, int swizzle) {
+std::string Lowerer::tensorMap(const kir::Buffer* global, const TmaTensor& tensor, std::int64_t rows,
+                               std::int64_t cols, int swizzle) {
+  const std::string shape = printExpr(tensor.rows) + " x " + printExpr(tensor.cols);
   for (const auto& [key, name] : tensorMaps_)
-    if (key.buffer == global && key.rows == rows && key.cols == cols && key.swizzle == swizzle) return name;
+    if (key.buffer == global && key.shape == shape && key.rows == rows && key.cols == cols && key.swizzle == swizzle)
+      return name;
   std::string name = "tmap_" + std::to_string(tensorMaps_.size()) + "_" + std::to_string(function_->kernels.size());
-  tensorMaps_.push_back({{global, rows, cols, swizzle}, name});
+  tensorMaps_.push_back({{global, shape, rows, cols, swizzle}, name});
   // The wrapper's pointer to the tensor: a device copy of a host parameter,
   // or the caller's device pointer.
   std::string ptr = global->name;
@@ -66,6 +87,8 @@ std::string Lowerer::tensorMap(const kir::Buffer* global, std::int64_t rows, std
   h.text = name;
   h.buffer = global;
   h.from = ptr;
+  h.tensorRows = tensor.rows;
+  h.tensorCols = tensor.cols;
   h.boxRows = rows;
   h.boxCols = cols;
   h.swizzle = swizzle;
@@ -242,10 +265,11 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   if (src->buffer->space != kir::Space::Global || src->rank() != 2) {
     unreachable("a TMA load whose source is not a 2-D global tile");
   }
-  // The tile's origin in the tensor.
-  const Expr* r0 = nullptr;
-  const Expr* c0 = nullptr;
-  if (!viewOrigin2d(d->source, r0, c0)) return;
+  // The tile's origin in the tensor, and the tensor's 2-D shape.
+  TmaTensor tensor;
+  if (!viewOrigin2d(d->source, src->buffer, tensor)) return;
+  const Expr* r0 = tensor.row0;
+  const Expr* c0 = tensor.col0;
   // The destination: a shared buffer (or a buffer-array slot), whole or a
   // tile of it; or the new storage of the future.
   const sema::Symbol* future = nullptr;
@@ -272,7 +296,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   if (!box || !settleTmaGlobalTile(*src, *box, d->source)) return;
   const kir::Buffer* db = dst->buffer;
   std::int64_t elemBytes = target::elementBytes(db->elem);
-  std::string map = tensorMap(src->buffer, box->rows, box->boxCols, db->swizzleBytes);
+  std::string map = tensorMap(src->buffer, tensor, box->rows, box->boxCols, db->swizzleBytes);
 
   // The mbarrier: an event's (`trigger e after f`, `tma.copy.async<e>`),
   // the future's (rotated with it), or one for this copy.
@@ -412,11 +436,12 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   }
   std::optional<TmaSharedBoxes> box = planTmaShared(src, d->source);
   if (!box || !settleTmaGlobalTile(*dst, *box, d->dest)) return;
-  const Expr* r0 = nullptr;
-  const Expr* c0 = nullptr;
-  if (!viewOrigin2d(d->dest, r0, c0)) return;
+  TmaTensor tensor;
+  if (!viewOrigin2d(d->dest, dst->buffer, tensor)) return;
+  const Expr* r0 = tensor.row0;
+  const Expr* c0 = tensor.col0;
   written_.insert(const_cast<kir::Buffer*>(dst->buffer));
-  std::string map = tensorMap(dst->buffer, box->rows, box->boxCols, 0);
+  std::string map = tensorMap(dst->buffer, tensor, box->rows, box->boxCols, 0);
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
   // Ordinary stores into the tile become visible to the copy engine.
   emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";

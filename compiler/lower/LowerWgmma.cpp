@@ -544,7 +544,15 @@ void Lowerer::emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const a
   }
   std::optional<kir::Tile> scales = lowerTile(sa, "the row scales of `mma.scale`");
   if (!scales) return;
-  // The row scales are a column of M values: [M, 1] or [M].
+  // The row scales are M values: a column [M, 1], a vector [M], or a row
+  // [1, M] of scales stored transposed ([K blocks, M]); a row is read as the
+  // column it holds.
+  if (scales->rank() == 2 && scales->extents[0] == 1 && scales->extents[1] != 1) {
+    std::swap(scales->extents[0], scales->extents[1]);
+    std::swap(scales->strides[0], scales->strides[1]);
+    if (scales->valid.size() == 2) std::swap(scales->valid[0], scales->valid[1]);
+    if (scales->runtimeExtents.size() == 2) std::swap(scales->runtimeExtents[0], scales->runtimeExtents[1]);
+  }
   bool column = scales->rank() == 1 || (scales->rank() == 2 && scales->extents[1] == 1);
   if (!column || scales->extents[0] != c->logicalRows) {
     std::string shape;
@@ -590,6 +598,7 @@ void Lowerer::lowerWgmmaStore(const MmaStoreStmt* s) {
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");
   if (!tile) return;
+  maskStoreTile(s, *tile);
   if (tile->rank() != 2 || tile->buffer->swizzleBytes) {
     unsupported(DiagKind::err_unsupported_wgmma_store_dest, s->range());
     return;

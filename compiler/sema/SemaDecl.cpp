@@ -52,6 +52,10 @@ void Checker::checkScalarDecl(const ScalarDeclStmt* d) {
       s->value = (!isMutable && decl.init) ? valueOf(decl.init) : sym().freshSymbol(decl.name, std::nullopt);
       if (sym::isUnknown(s->value)) s->value = sym().freshSymbol(decl.name, std::nullopt);
       s->type.values = {s->value};
+    } else if (t.kind == TypeKind::Element && isIntegerElem(t.elem)) {
+      // Integer data (`s32 seg = offsets.at(e)`) sizes and places tiles by
+      // the variable's value at each use, as a symbol of its own.
+      s->value = sym().freshSymbol(decl.name, std::nullopt);
     }
     result_.declarations[d].push_back(s);
   }

@@ -80,18 +80,51 @@ const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
   Type t = check(e);
   if (t.isError()) return unknown();
   // Integer data (`s32`, `u32`, ...) is a runtime value, not a symbolic one.
-  if (t.kind == TypeKind::Element && isIntegerElem(t.elem)) {
-    // A named integer element (`block_m = sched.at(i)`) has a symbol.
-    if (const auto* n = llvm::dyn_cast<NameExpr>(e))
-      if (const Symbol* s = result_.references.lookup(n); s && s->value) return s->value;
-    return unknown();
-  }
+  if (t.kind == TypeKind::Element && isIntegerElem(t.elem)) return integerDataValue(e);
   if (t.kind == TypeKind::Opaque) return unknown();
   if (!t.isIntegral()) {
     report(e->range(), DiagKind::err_type_mismatch, "an integer for " + what.str(), "a value", describe(t));
     return unknown();
   }
   return valueOf(e);
+}
+
+// Integer data (`s32`, `u32`, ...) is a run-time value: a named one
+// (`block_m = sched.at(i)`, `s32 seg = offsets.at(e)`) has a symbol of its
+// own, and sums, differences and products of such names, integers and
+// parameters are followed symbolically (`seg_start + iv_m * 64`).
+const SymExpr* Checker::integerDataValue(const Expr* e) {
+  Type t = check(e);
+  if (t.isIntegral()) return valueOf(e);
+  if (t.kind != TypeKind::Element || !isIntegerElem(t.elem)) return unknown();
+  if (const auto* n = llvm::dyn_cast<NameExpr>(e)) {
+    if (const Symbol* s = result_.references.lookup(n); s && s->value) return s->value;
+    return unknown();
+  }
+  const auto* b = llvm::dyn_cast<BinaryExpr>(e);
+  if (!b) {
+    // Any other read (`expert_idx.at(0)`, a call): a symbol of its own,
+    // evaluated where it is used.
+    if (llvm::isa<ElementOfExpr, MethodExpr, SubscriptExpr, CallExpr, CastExpr>(e)) {
+      auto [it, inserted] = result_.dataSymbols.try_emplace(e, nullptr);
+      if (inserted) {
+        it->second = sym().freshSymbol(std::string(e->range().Start.getPointer(), e->range().End.getPointer()),
+                                       std::nullopt);
+        result_.dataExprs[it->second] = e;
+      }
+      return it->second;
+    }
+    return unknown();
+  }
+  const SymExpr* l = integerDataValue(b->lhs);
+  const SymExpr* r = integerDataValue(b->rhs);
+  if (sym::isUnknown(l) || sym::isUnknown(r)) return unknown();
+  switch (b->op) {
+    case TokenKind::plus: return sym().add(l, r);
+    case TokenKind::minus: return sym().sub(l, r);
+    case TokenKind::star: return sym().mul(l, r);
+    default: return unknown();
+  }
 }
 
 std::optional<std::int64_t> Checker::constantOf(const Expr* e) {
@@ -454,11 +487,13 @@ Type Checker::checkBinary(const BinaryExpr* b) {
 /// when it compares its two branches (`a < b ? a : b`), else a value known
 /// to lie between the bounds of the branches (`x == 5 ? 2 : 3`), else unknown.
 const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c) {
-  const SymExpr* a = valueOf(c->then);
-  const SymExpr* b = valueOf(c->otherwise);
+  // Integers and integer data (`64 < rows - i * 64 ? 64 : rows - i * 64`).
+  auto value = [&](const Expr* e) { return check(e).isIntegral() ? valueOf(e) : integerDataValue(e); };
+  const SymExpr* a = value(c->then);
+  const SymExpr* b = value(c->otherwise);
   if (const auto* cmp = llvm::dyn_cast<BinaryExpr>(c->cond)) {
-    const SymExpr* l = valueOf(cmp->lhs);
-    const SymExpr* r = valueOf(cmp->rhs);
+    const SymExpr* l = value(cmp->lhs);
+    const SymExpr* r = value(cmp->rhs);
     bool less = cmp->op == TokenKind::less || cmp->op == TokenKind::lessequal;
     bool greater = cmp->op == TokenKind::greater || cmp->op == TokenKind::greaterequal;
     if ((less || greater) && !sym::isUnknown(l) && !sym::isUnknown(r)) {
@@ -482,6 +517,23 @@ Type Checker::checkConditional(const ConditionalExpr* c) {
     std::optional<std::int64_t> cond = constantOf(c->cond);
     if (cond) t.values = {*cond ? valueOf(c->then) : valueOf(c->otherwise)};
     else t.values = {runtimeChoice(c)};
+    return t;
+  }
+  auto integerData = [](const Type& x) { return x.kind == TypeKind::Element && isIntegerElem(x.elem); };
+  // An integer or integer data (`c ? 64 : rows`): an integer chosen at run
+  // time, followed symbolically where sema can.
+  if ((a.isIntegral() && integerData(b)) || (integerData(a) && b.isIntegral())) {
+    Type t = Type::simple(TypeKind::Int);
+    t.values = {runtimeChoice(c)};
+    return t;
+  }
+  // Otherwise an element when either branch is one (`c ? 0 : x` of an f32
+  // x is an f32), with no value known before run time.
+  if ((a.kind == TypeKind::Element || b.kind == TypeKind::Element) && !(integerData(a) && integerData(b))) {
+    Type t = Type::simple(TypeKind::Element);
+    t.elem = promoteElem(a.kind == TypeKind::Element ? a.elem : TokenKind::eof,
+                         b.kind == TypeKind::Element ? b.elem : TokenKind::eof);
+    if (t.elem == TokenKind::eof) t = Type::simple(TypeKind::Opaque);
     return t;
   }
   return a;

@@ -115,6 +115,7 @@ class Checker {
   const SymExpr* valueOf(const ast::Expr* e);
   /// Checks `e` and returns its integer value, reporting non-integers.
   const SymExpr* intValue(const ast::Expr* e, llvm::StringRef what);
+  const SymExpr* integerDataValue(const ast::Expr* e);
   std::optional<std::int64_t> constantOf(const ast::Expr* e);
   /// The dimensions an expression denotes as a shape: an mdspan, an int
   /// (rank 1), a bounded ituple's extents or spanned data's shape.

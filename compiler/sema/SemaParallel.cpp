@@ -250,7 +250,8 @@ void Checker::checkParallel(const ParallelStmt* p) {
       const SymExpr* v = valueOf(e);
       std::optional<std::int64_t> c = sym::constantValue(v);
       if (c && *c <= 0) report(e->range(), DiagKind::err_parallel_extent_non_positive, *c);
-      else if (!c && level == ParallelLevel::Group && !sym::isUnknown(v) && runtimeWarpCountAllowed(b))
+      else if (!c && (level == ParallelLevel::Group || level == ParallelLevel::Thread) && !sym::isUnknown(v) &&
+               runtimeWarpCountAllowed(b))
         kernel_->runtimeWarps = v;
       else if (!c && (level == ParallelLevel::Group || level == ParallelLevel::Group4) && !sym::isUnknown(v))
         report(e->range(), DiagKind::err_parallel_extent_not_constant, parallelLevelName(level), sym::print(v));
@@ -315,7 +316,8 @@ void Checker::checkParallel(const ParallelStmt* p) {
 
 bool Checker::runtimeWarpCountAllowed(const ParallelBinding& b) const {
   // The outermost sub-block level of a kernel, one extent: the block has
-  // that many warps (each of the threads below it), set at the launch.
+  // that many warps (each of the threads below it) or threads, set at the
+  // launch.
   if (!kernel_ || kernel_->runtimeWarps || b.extents.size() != 1) return false;
   return llvm::none_of(kernel_->levels, [](const ParallelLevelInfo& l) {
     return l.level == ParallelLevel::Group4 || l.level == ParallelLevel::Group || l.level == ParallelLevel::Thread;

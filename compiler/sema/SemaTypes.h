@@ -148,8 +148,9 @@ struct KernelInfo {
   std::string name;
   SymList gridDims;            // blockIdx.x, y, z extents
   std::int64_t threadsPerCta = 1;
-  /// `parallel w by N : group` of a run-time N as the kernel's outermost
-  /// sub-block level: the block runs N instances of `threadsPerCta` threads.
+  /// `parallel w by N : group` (or `: thread`) of a run-time N as the
+  /// kernel's outermost sub-block level: the block runs N instances of
+  /// `threadsPerCta` threads.
   const SymExpr* runtimeWarps = nullptr;
   std::int64_t sharedBytes = 0;  // peak shared memory, after lifetime reuse
   bool cooperative = false;
@@ -191,6 +192,11 @@ class SemaResult {
   /// The hardware atom (an MmaAtoms.def row) each legal warp or warpgroup
   /// MMA execution tiles onto (target::selectMma's choice).
   llvm::DenseMap<const ast::MmaExecStmt*, unsigned> mmaAtoms;
+  /// Integer data read where a tile is sized or placed (`w.at(e.at(0), k)`):
+  /// the symbol sema gave the expression, and the expression, which
+  /// lowering evaluates where the symbol is used.
+  llvm::DenseMap<const ast::Expr*, const sym::SymExpr*> dataSymbols;
+  llvm::DenseMap<const sym::SymExpr*, const ast::Expr*> dataExprs;
 
   const Type* typeOf(const ast::Expr* e) const {
     auto it = exprTypes.find(e);

@@ -25,6 +25,12 @@
 #   --build-dir=DIR       scratch directory (default build-cpu-tests/ in the repository)
 #   --timeout=SECONDS     limit for each build and each run (default 300)
 #   --junit=FILE          also write the results as JUnit XML (for `make test`)
+#   --emit-only           only generate each program's C++ (`--emit=cuda`); it
+#                         passes when croqc exits 0 (`make sanitize` checks a
+#                         sanitized croqc this way: the host compiler and the
+#                         programs are the same as in the full run)
+#   --reference=CROQC     with --emit-only: the output must also be byte for
+#                         byte what this croqc generates
 #   -v, --verbose         print the tail of the log under each failure
 #   -h, --help            print this help
 # Environment: CROQC (default build/tools/croqc/croqc), CXX (the host
@@ -48,6 +54,8 @@ verbose=0
 timeout_s=300
 build_dir="$root/build-cpu-tests"
 junit=""
+emit_only=0
+reference=""
 filters=()
 
 need_value() {
@@ -69,6 +77,9 @@ while [[ $# -gt 0 ]]; do
     --timeout=*) timeout_s="${1#--timeout=}" ;;
     --junit) need_value "$@"; junit="$(absolute "$2")"; shift ;;
     --junit=*) junit="$(absolute "${1#--junit=}")" ;;
+    --emit-only) emit_only=1 ;;
+    --reference) need_value "$@"; reference="$(absolute "$2")"; shift ;;
+    --reference=*) reference="$(absolute "${1#--reference=}")" ;;
     -v | --verbose) verbose=1 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; filters+=("$@"); break ;;
@@ -148,6 +159,30 @@ report() {  # report INDEX STATUS NAME SECONDS [REASON] [LOG]
   printf '%s\n%s\n%s\n' "$status" "$seconds" "$reason" >"$results_dir/$index"
 }
 
+# --emit-only: generate the program's C++, and compare it with the reference
+# croqc's when there is one.
+emit_one() {  # emit_one INDEX FILE NAME EXE START [FLAGS...]
+  local index="$1" file="$2" name="$3" exe="$4" start="$5"
+  shift 5
+  local log="$exe.emit.log"
+  {
+    echo "+ $croqc $file --target=cpu --emit=cuda -o - $* > $exe.cpp"
+    timeout --kill-after=10 "$timeout_s" "$croqc" "$file" --target=cpu --emit=cuda -o - "$@" 2>&1 >"$exe.cpp"
+  } >"$log" 2>&1
+  local status=$?
+  if [[ $status -ne 0 ]] && grep -q 'cannot run on the CPU target' "$log"; then
+    report "$index" SKIP "$name" "$(seconds_since "$start")" "cannot run on the CPU target"
+  elif [[ $status -ne 0 ]]; then
+    report "$index" FAIL "$name" "$(seconds_since "$start")" "emit failed (exit $status), see $log" "$log"
+  elif [[ -n "$reference" ]] &&
+    ! { "$reference" "$file" --target=cpu --emit=cuda -o - "$@" 2>>"$log" >"$exe.reference.cpp" &&
+      cmp -s "$exe.cpp" "$exe.reference.cpp"; }; then
+    report "$index" FAIL "$name" "$(seconds_since "$start")" "differs from $reference's output, see $exe.cpp" "$log"
+  else
+    report "$index" PASS "$name" "$(seconds_since "$start")"
+  fi
+}
+
 run_one() {  # run_one INDEX FILE
   local index="$1" file="$2"
   local name="${file%.co}"
@@ -157,9 +192,13 @@ run_one() {  # run_one INDEX FILE
   mkdir -p "$(dirname "$exe")"
 
   local build_log="$exe.build.log"
+  local flags
+  read -r -a flags <<<"$(sed -n 's|^[[:space:]]*//[[:space:]]*CROQC-FLAGS:[[:space:]]*||p' "$file" | head -n 1)"
+  if [[ $emit_only -eq 1 ]]; then
+    emit_one "$index" "$file" "$name" "$exe" "$start" "${flags[@]}"
+    return
+  fi
   {
-    local flags
-    read -r -a flags <<<"$(sed -n 's|^[[:space:]]*//[[:space:]]*CROQC-FLAGS:[[:space:]]*||p' "$file" | head -n 1)"
     echo "+ $croqc $file --target=cpu -o $exe ${flags[*]}"
     timeout --kill-after=10 "$timeout_s" "$croqc" "$file" --target=cpu -o "$exe" "${flags[@]}"
   } >"$build_log" 2>&1

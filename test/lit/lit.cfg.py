@@ -11,9 +11,12 @@
 #   without_nvcc  1: act as if no nvcc were installed (the tests that need it are
 #              UNSUPPORTED; utils/run-sanitized uses it, as those tests check nvcc's
 #              verdict on generated CUDA more than croqc)
+#   without_cxx_runs  1: in cpu/, host/ and host-api/, act as if there were no
+#              host compiler (lit.local.cfg there; utils/run-sanitized uses it:
+#              those programs are built and run by the ordinary run)
 #
 # Substitutions: %croqc, %python, %nvcc-sm86, %nvcc-sm89 and %nvcc-sm90a (nvcc -c with
-# every warning an error, for generated CUDA; %nvcc-sm80-ptx, %nvcc-sm89-ptx
+# every warning an error, for generated CUDA; %nvcc-sm86-sm90a both sm_86 and sm_90a; %nvcc-sm80-ptx, %nvcc-sm89-ptx
 # and %nvcc-sm90a-ptx write PTX), %nvcc-cubin-sm80, -sm86, -sm89, -sm90 and
 # -sm90a (the same, writing a cubin), %sass-opcodes
 # (utils/sass-opcodes: the SASS mnemonics of a cubin, without cuobjdump),
@@ -97,6 +100,10 @@ if nvcc:
     runtime_include = os.path.join(repo_root, "runtime", "include")
     common = (f"{nvcc} -std=c++17 -O3 -c -x cu -I{runtime_include} -Werror all-warnings "
               f"-Xcompiler=-Wall,-Wextra,-Werror")
+    # Both at once (host code compiled once): before %nvcc-sm86, whose name
+    # it starts with.
+    config.substitutions.append(("%nvcc-sm86-sm90a", common + " -gencode=arch=compute_86,code=sm_86"
+                                 " -gencode=arch=compute_90a,code=sm_90a"))
     config.substitutions.append(("%nvcc-sm86", common + " -gencode=arch=compute_86,code=sm_86"))
     config.substitutions.append(("%nvcc-sm80-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_80"))
     config.substitutions.append(("%nvcc-sm89-ptx", common.replace(" -c ", " -ptx ") + " -arch=compute_89"))

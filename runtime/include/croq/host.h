@@ -563,9 +563,19 @@ spanned_view<T, Rank> make_spanview(void* ptr, const extent (&dims)[Rank]) {
   return detail::make_view<T, Rank>(static_cast<T*>(ptr), dims, "make_spanview");
 }
 
+// With the element type named first, the view's elements are not const,
+// whatever the pointer's (as Croqtile's make_spanview<T, Rank> makes them):
+// a `const uint8_t*` argument of an `extern "C"` entry viewed as
+// make_spanview<f8_e4m3, 2>(a, {M, K}) passes to a `__co__` function.
 template <typename T, std::size_t Rank>
-spanned_view<const T, Rank> make_spanview(const void* ptr, const extent (&dims)[Rank]) {
-  return detail::make_view<const T, Rank>(static_cast<const T*>(ptr), dims, "make_spanview");
+spanned_view<std::remove_const_t<T>, Rank> make_spanview(const void* ptr, const extent (&dims)[Rank]) {
+  using U = std::remove_const_t<T>;
+  return detail::make_view<U, Rank>(const_cast<U*>(static_cast<const U*>(ptr)), dims, "make_spanview");
+}
+
+template <typename T, std::size_t Rank, std::enable_if_t<!std::is_const_v<T>, int> = 0>
+spanned_view<T, Rank> make_spanview(const T* ptr, const extent (&dims)[Rank]) {
+  return detail::make_view<T, Rank>(const_cast<T*>(ptr), dims, "make_spanview");
 }
 
 // make_spanview(array): a view of a C array of one or two dimensions.
@@ -700,17 +710,17 @@ inline void check_shared_memory(const char* function, const char* kernel, std::s
 }
 
 // The threads of a launch of `kernel` whose block has `instances` instances of
-// `threads` threads (`parallel w by N : group` of a run-time N, spelled
-// `extent`): exits with the values when that is no thread or more than the
+// `threads` threads (`parallel w by N : group` or `: thread` of a run-time
+// N, spelled `extent`): exits with the values when that is no thread or more than the
 // 1024 a block may have, instead of a launch that fails with an opaque error.
 inline int block_threads(const char* function, const char* kernel, const char* extent, long long instances,
                          int threads) {
   const long long total = instances * threads;
   if (instances >= 1 && total <= 1024) return static_cast<int>(total);
   std::fprintf(stderr,
-               "croq: %s: kernel %s would run %lld instances (`%s`) of %d threads, %lld threads per block, but a block "
+               "croq: %s: kernel %s would run %lld instances (`%s`) of %d thread%s, %lld threads per block, but a block "
                "has 1 to 1024 threads\n",
-               function, kernel, instances, extent, threads, total);
+               function, kernel, instances, extent, threads, threads == 1 ? "" : "s", total);
   std::exit(EXIT_FAILURE);
 }
 
