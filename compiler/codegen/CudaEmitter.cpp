@@ -503,6 +503,26 @@ class Emitter {
                  .str());
         return;
       }
+      case StmtKind::Fence: line(fenceCall(s->fence)); return;
+      case StmtKind::GridSync: line("croq::grid_sync();"); return;
+      case StmtKind::WgmmaCommit: line("croq::wgmma::commit_group();"); return;
+      case StmtKind::WgmmaWait: line("croq::wgmma::wait_group<" + std::to_string(s->count) + ">();"); return;
+      case StmtKind::WgmmaFence:
+        line("croq::wgmma::fence_operands(" + s->frag->name + "[" + std::to_string(s->count) + "]);");
+        return;
+      case StmtKind::MbarrierInit:
+        line("if (tid_ == 0) croq::mbarrier::init(" + s->buffer->name + ", " + std::to_string(s->count) + ");");
+        return;
+      case StmtKind::EventInit:
+        line("croq::event::init(" + s->buffer->name + ", " + std::to_string(s->count) + ", " +
+             std::to_string(s->threads) + ", tid_);  // event `" + s->text + "`: " + std::to_string(s->threads) +
+             " arrival" + (s->threads == 1 ? "" : "s") + " per phase");
+        return;
+      case StmtKind::Eval: line(printExpr(s->value) + ";"); return;
+      case StmtKind::LocalArray:
+        line(cxxElementType(s->buffer->elem) + " " + s->buffer->name + "[" +
+             std::to_string(s->buffer->totalElements()) + "];");
+        return;
       case StmtKind::Raw: line(s->text); return;
       case StmtKind::Print: {
         std::string call = "printf(" + s->text;
@@ -598,6 +618,16 @@ class Emitter {
                          h.stream, args)
                .str());
     line("CROQ_CUDA_CHECK(cudaGetLastError());");
+  }
+
+  static std::string fenceCall(kir::FenceKind f) {
+    switch (f) {
+      case kir::FenceKind::Device: return "__threadfence();";
+      case kir::FenceKind::Block: return "__threadfence_block();";
+      case kir::FenceKind::ProxyAsyncShared: return "croq::fence_proxy_async_shared();";
+      case kir::FenceKind::MbarrierInit: return "croq::fence_mbarrier_init();";
+    }
+    return "";
   }
 
   // `NAME_ok` says whether the map could be made; the kernel copies another

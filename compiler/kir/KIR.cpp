@@ -339,6 +339,16 @@ int precedence(const Expr* e) {
   }
 }
 
+const char* fenceName(FenceKind f) {
+  switch (f) {
+    case FenceKind::Device: return "device";
+    case FenceKind::Block: return "block";
+    case FenceKind::ProxyAsyncShared: return "proxy.async.shared";
+    case FenceKind::MbarrierInit: return "mbarrier.init";
+  }
+  return "?";
+}
+
 void printInto(const Expr* e, std::string& out);
 
 void printOperand(const Expr* e, int parentPrec, bool rightSide, std::string& out) {
@@ -678,6 +688,21 @@ class KirPrinter {
       case StmtKind::AccScale:
         os_ << "acc.scale " << s->frag->name << "[" << printExpr(s->i) << "] += " << s->fragB->name << "["
             << printExpr(s->i) << "] * " << tile(s->src) << " * " << printExpr(s->value) << "\n";
+        return;
+      case StmtKind::Fence: os_ << "fence " << fenceName(s->fence) << "\n"; return;
+      case StmtKind::GridSync: os_ << "grid.sync\n"; return;
+      case StmtKind::WgmmaCommit: os_ << "wgmma.commit\n"; return;
+      case StmtKind::WgmmaWait: os_ << "wgmma.wait " << s->count << "\n"; return;
+      case StmtKind::WgmmaFence: os_ << "wgmma.fence " << s->frag->name << "[" << s->count << "]\n"; return;
+      case StmtKind::MbarrierInit: os_ << "mbarrier.init " << s->buffer->name << " arrivals " << s->count << "\n"; return;
+      case StmtKind::EventInit:
+        os_ << "event.init " << s->buffer->name << " x" << s->count << " arrivals " << s->threads << " (`" << s->text
+            << "`)\n";
+        return;
+      case StmtKind::Eval: os_ << "eval " << printExpr(s->value) << "\n"; return;
+      case StmtKind::LocalArray:
+        os_ << "local " << cxxElementType(s->buffer->elem) << " " << s->buffer->name << "["
+            << s->buffer->totalElements() << "]\n";
         return;
       case StmtKind::Raw: os_ << "raw " << s->text << "\n"; return;
       case StmtKind::Print:

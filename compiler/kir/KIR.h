@@ -186,6 +186,14 @@ struct Tile {
 // ---------------------------------------------------------------------------
 // Statements
 
+/// What a Fence statement orders.
+enum class FenceKind : std::uint8_t {
+  Device,            // memory operations, as seen by the whole device (__threadfence)
+  Block,             // memory operations, as seen by the block (__threadfence_block)
+  ProxyAsyncShared,  // ordinary shared-memory writes before the copy engine's and tensor cores' reads
+  MbarrierInit,      // mbarrier initialisation before their use by other threads and the copy engine
+};
+
 /// Who executes a cooperative statement.
 enum class Scope : std::uint8_t { Thread, Warp, Warpgroup, Cta };
 llvm::StringRef scopeName(Scope s);
@@ -271,7 +279,18 @@ enum class StmtKind : std::uint8_t {
                   // thread of rank 0 arrives
   EventWait,      // wait for the phase of event `buffer`[index]: parity bit `index` of the thread's
                   // phase mask `var`, flipped after the wait, or the explicit parity `value`
-  Raw,            // text copied through (__cpp__, asm, call)
+  Fence,          // memory ordering of kind `fence` (FenceKind)
+  GridSync,       // every thread of the cooperative grid waits for all the others
+  WgmmaCommit,    // closes the group of WGMMAs issued so far (wgmma.commit_group)
+  WgmmaWait,      // waits until at most `count` WGMMA groups are in flight (wgmma.wait_group)
+  WgmmaFence,     // registers of atom `count` of fragment `frag` ordered before the next WGMMA
+                  // (wgmma.fence_operands)
+  MbarrierInit,   // the thread with tid_ 0 initialises mbarrier `buffer` for `count` arrivals
+  EventInit,      // events `buffer` (`count` mbarriers) initialised for `threads` arrivals per
+                  // phase; `text`: the event's name in the source
+  Eval,           // `value;`: an expression evaluated for its effect (a `call`, `x++`)
+  LocalArray,     // declares the local (register or stack) array of buffer `buffer`
+  Raw,            // text copied through (__cpp__, asm) or a statement not modelled yet
   Print,          // printf(text, args...): `text` is the format as a C string literal
   Return,         // yield
   Break,
@@ -338,6 +357,9 @@ struct Stmt {
   /// WgmmaExec: B is stored MN-major (`transposed` says it of A). A sparse
   /// WgmmaExec (wgmma.mma_async.sp) names its metadata fragment in `fragB`.
   bool transposedB = false;
+
+  /// Fence: what it orders.
+  FenceKind fence = FenceKind::Device;
 
   std::string text;
   /// Print: the values the format consumes, in order.

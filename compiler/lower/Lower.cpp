@@ -285,16 +285,17 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   }
   for (auto& [sym, info] : events_) {
     std::int64_t count = info.declaredCount ? info.declaredCount : std::max<std::int64_t>(info.arrivals(), 1);
-    info.init->text = "croq::event::init(" + info.buffer->name + ", " + std::to_string(info.elements) + ", " +
-                      std::to_string(count) + ", tid_);  // event `" + sym->name + "`: " +
-                      std::to_string(count) + " arrival" + (count == 1 ? "" : "s") + " per phase";
+    info.init->buffer = info.buffer;
+    info.init->count = info.elements;
+    info.init->threads = count;
+    info.init->text = sym->name;
   }
   if (anyMbarrier_) {
     // mbarrier.init is visible to the other threads and the copy engine
     // after this fence and a barrier.
     std::vector<Stmt*>* saved = out_;
     out_ = &prologue_;
-    emit(StmtKind::Raw, root->loc())->text = "croq::fence_mbarrier_init();";
+    emit(StmtKind::Fence, root->loc())->fence = kir::FenceKind::MbarrierInit;
     emit(StmtKind::Barrier, root->loc())->scope = kir::Scope::Cta;
     out_ = saved;
   }
@@ -374,9 +375,7 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::DirectiveStmt: return;
     case NodeKind::ExprStmt: {
       comment(s);
-      const Expr* e = lowerExpr(llvm::cast<ExprStmt>(s)->expr);
-      Stmt* r = emit(StmtKind::Raw, s->loc());
-      r->text = printExpr(e) + ";";
+      emit(StmtKind::Eval, s->loc())->value = lowerExpr(llvm::cast<ExprStmt>(s)->expr);
       return;
     }
     case NodeKind::AssignStmt: comment(s); lowerAssign(llvm::cast<AssignStmt>(s)); return;
@@ -453,8 +452,7 @@ void Lowerer::lowerScalarDecl(const ScalarDeclStmt* d) {
 }
 
 void Lowerer::declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc) {
-  Stmt* r = emit(StmtKind::Raw, loc);
-  r->text = llvm::formatv("{0} {1}[{2}];", kir::cxxElementType(b->elem), b->name, b->totalElements()).str();
+  emit(StmtKind::LocalArray, loc)->buffer = b;
 }
 
 void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
@@ -737,7 +735,7 @@ void Lowerer::lowerSync(const SyncStmt* s) {
       if (s->storage == Storage::Shared) {
         barrier(kir::Scope::Cta, s->loc());
       } else {
-        emit(StmtKind::Raw, s->loc())->text = "__threadfence();";
+        emit(StmtKind::Fence, s->loc())->fence = kir::FenceKind::Device;
       }
       return;
     case SyncStmt::Kind::Barrier:
@@ -747,15 +745,15 @@ void Lowerer::lowerSync(const SyncStmt* s) {
       if (s->level == ParallelLevel::Device || (s->level == ParallelLevel::Block && kernel_ && kernel_->cooperative)) {
         // The kernel is launched cooperatively (kir::Kernel::cooperative;
         // on the CPU target every block runs at once on its own OS thread).
-        emit(StmtKind::Raw, s->loc())->text = "croq::grid_sync();";
+        emit(StmtKind::GridSync, s->loc());
         return;
       }
       barrier(kir::Scope::Cta, s->loc());
       return;
     case SyncStmt::Kind::Fence:
-      emit(StmtKind::Raw, s->loc())->text =
-          s->level == ParallelLevel::Block || s->level == ParallelLevel::Thread ? "__threadfence_block();"
-                                                                                 : "__threadfence();";
+      emit(StmtKind::Fence, s->loc())->fence = s->level == ParallelLevel::Block || s->level == ParallelLevel::Thread
+                                                   ? kir::FenceKind::Block
+                                                   : kir::FenceKind::Device;
       return;
   }
 }

@@ -27,6 +27,7 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
       case StmtKind::Barrier: return s->scope == scope && s->count == namedId;
       case StmtKind::Block: return endsWithBarrier(s->body, scope, namedId);
       case StmtKind::Raw:
+      case StmtKind::Fence:
         if (s->pure) continue;
         return false;
       case StmtKind::Let:
@@ -105,7 +106,8 @@ bool harmless(const kir::Stmt* s) {
     case StmtKind::Assign: return !kir::readsNonLocalMemory(s->value);
     case StmtKind::Comment:
     case StmtKind::AsyncWait: return true;
-    case StmtKind::Raw: return s->pure;
+    case StmtKind::Raw:
+    case StmtKind::Fence: return s->pure;
     default: return false;
   }
 }

@@ -213,8 +213,7 @@ void Lowerer::emitCopy(const kir::Tile& dstTile, const kir::Tile& srcTile, kir::
   // WGMMA reads shared memory through the async proxy: ordinary stores into
   // its operands are fenced before the barrier (PTX ISA, proxies).
   if (!async && dst.buffer->swizzleBytes) {
-    Stmt* f = emit(StmtKind::Raw, loc);
-    f->text = "croq::fence_proxy_async_shared();";
+    emit(StmtKind::Fence, loc)->fence = kir::FenceKind::ProxyAsyncShared;
   }
   if (!async && fence) barrier(scope, loc);
 }
@@ -464,8 +463,8 @@ void Lowerer::waitAsyncCopies(const Expr* newestSeq, llvm::SMLoc loc) {
   Stmt* wait = emit(StmtKind::AsyncWait, loc);
   wait->value = m().sub(m().var("async_issued_"), newestSeq);
   if (wgmma_ && !swizzled_.empty()) {
-    Stmt* f = emit(StmtKind::Raw, loc);
-    f->text = "croq::fence_proxy_async_shared();";
+    Stmt* f = emit(StmtKind::Fence, loc);
+    f->fence = kir::FenceKind::ProxyAsyncShared;
     f->pure = true;
   }
   barrier(kir::Scope::Cta, loc);

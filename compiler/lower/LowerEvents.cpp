@@ -207,7 +207,7 @@ void Lowerer::lowerEventDecl(const EventDeclStmt* d) {
     // kernel fills it in (lowerKernel).
     std::vector<Stmt*>* saved = out_;
     out_ = &prologue_;
-    info.init = emit(StmtKind::Raw, d->loc());
+    info.init = emit(StmtKind::EventInit, d->loc());
     out_ = saved;
     anyMbarrier_ = true;
     events_[sym] = info;

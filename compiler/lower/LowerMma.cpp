@@ -521,10 +521,10 @@ Lowerer::StoreGeometry Lowerer::storeGeometry(const kir::Tile& tile, const kir::
 void Lowerer::lowerMmaFence(const ast::Stmt* s) {
   if (!asyncWgmma_) return;
   if (llvm::isa<MmaCommitStmt>(s)) {
-    emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::commit_group();";
+    emit(StmtKind::WgmmaCommit, s->loc());
     // Without `mma.wait` in the kernel, the group is complete after the
     // commit: its shared operands may be released and the accumulator read.
-    if (commitWaits_) emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::wait_group<0>();";
+    if (commitWaits_) emit(StmtKind::WgmmaWait, s->loc())->count = 0;
     wgmmaUncommitted_ = false;
     return;
   }
@@ -534,7 +534,7 @@ void Lowerer::lowerMmaFence(const ast::Stmt* s) {
     unsupported(DiagKind::err_unsupported_mma_wait_count, w->count->range());
     return;
   }
-  emit(StmtKind::Raw, s->loc())->text = "croq::wgmma::wait_group<" + std::to_string(n->intValue) + ">();";
+  emit(StmtKind::WgmmaWait, s->loc())->count = n->intValue;
 }
 
 }  // namespace croqc::lower

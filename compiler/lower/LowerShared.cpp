@@ -34,8 +34,12 @@ void collectTile(const kir::Tile& t, llvm::DenseSet<const kir::Buffer*>& out) {
   for (const kir::Expr* e : t.valid) collectExpr(e, out);
 }
 
-/// Every buffer `s` (and the statements inside it) refers to.
+/// Every buffer `s` (and the statements inside it) refers to. An mbarrier's
+/// initialisation in the kernel's prologue does not count: mbarriers never
+/// share bytes, and placing them by their first wait or arrival keeps them
+/// after the tiles, whose offsets are aligned to up to 1024 bytes.
 void collect(const kir::Stmt* s, llvm::DenseSet<const kir::Buffer*>& out) {
+  if (s->kind == StmtKind::MbarrierInit || s->kind == StmtKind::EventInit) return;
   if (s->buffer) out.insert(s->buffer);
   for (const kir::Expr* e : {s->lo, s->hi, s->cond, s->value, s->index}) collectExpr(e, out);
   collectTile(s->dst, out);

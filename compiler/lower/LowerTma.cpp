@@ -110,7 +110,9 @@ std::string Lowerer::newMbarrier(llvm::StringRef base) {
   kernel_->sharedBuffers.push_back(bar);
   std::vector<Stmt*>* saved = out_;
   out_ = &prologue_;
-  emit(StmtKind::Raw, {})->text = "if (tid_ == 0) croq::mbarrier::init(" + bar->name + ", 1);";
+  Stmt* init = emit(StmtKind::MbarrierInit, {});
+  init->buffer = bar;
+  init->count = 1;
   out_ = saved;
   anyMbarrier_ = true;
   return bar->name;
@@ -368,7 +370,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     c->threads = threads;
     c->rank = rank;
     c->zfill = true;
-    if (db->swizzleBytes) emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
+    if (db->swizzleBytes) emit(StmtKind::Fence, d->loc())->fence = kir::FenceKind::ProxyAsyncShared;
     // The trigger's single arrival follows every thread's part of the copy.
     if (event) barrier(kir::Scope::Cta, d->loc());
   });
@@ -444,7 +446,7 @@ void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {
   std::string map = tensorMap(dst->buffer, tensor, box->rows, box->boxCols, 0);
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
   // Ordinary stores into the tile become visible to the copy engine.
-  emit(StmtKind::Raw, d->loc())->text = "croq::fence_proxy_async_shared();";
+  emit(StmtKind::Fence, d->loc())->fence = kir::FenceKind::ProxyAsyncShared;
   barrier(scope, d->loc());
   Stmt* store = emit(StmtKind::TmaStore, d->loc());
   store->cond = ok;

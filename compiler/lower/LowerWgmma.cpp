@@ -135,8 +135,8 @@ void Lowerer::findWgmmaOperands(const ast::Stmt* body) {
 
 void Lowerer::completeUncommittedMmas(llvm::SMLoc loc) {
   if (!commitWaits_ || !wgmmaUncommitted_) return;
-  emit(StmtKind::Raw, loc)->text = "croq::wgmma::commit_group();";
-  emit(StmtKind::Raw, loc)->text = "croq::wgmma::wait_group<0>();";
+  emit(StmtKind::WgmmaCommit, loc);
+  emit(StmtKind::WgmmaWait, loc)->count = 0;
   wgmmaUncommitted_ = false;
 }
 
@@ -404,8 +404,8 @@ std::optional<kir::Tile> Lowerer::stageWgmmaOperand(const kir::Tile& source, llv
   }
   // Earlier asynchronous MMAs of this warpgroup may still read the slot.
   if (asyncWgmma_) {
-    emit(StmtKind::Raw, loc)->text = "croq::wgmma::commit_group();";
-    emit(StmtKind::Raw, loc)->text = "croq::wgmma::wait_group<0>();";
+    emit(StmtKind::WgmmaCommit, loc);
+    emit(StmtKind::WgmmaWait, loc)->count = 0;
     wgmmaUncommitted_ = false;
   }
   // One slot per warpgroup of the block: each stages its own tile.
