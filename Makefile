@@ -10,8 +10,8 @@
 #   make clean   remove build/
 #   make fuzz    fuzz the front end, then the back end, for FUZZ_SECONDS (60) each, in
 #                build-sanitize/, the build `make sanitize` uses (utils/run-fuzzer)
-#   make sanitize  build croqc with ASan and UBSan in build-sanitize/ and run the unit, lit and
-#                CPU suites over it (utils/run-sanitized)
+#   make sanitize  build croqc with ASan and UBSan in build-sanitize/, run the unit and lit
+#                suites over it and generate the CPU suite's programs with it (utils/run-sanitized)
 #
 # Variables: BUILD_DIR (default build), BUILD_TYPE (Release), JOBS (nproc),
 # TARGETS (what `make build` builds; default everything).
@@ -59,7 +59,7 @@ help:
 	@echo "make deps    install the missing Debian packages"
 	@echo "make clean   remove $(BUILD_DIR)/"
 	@echo "make fuzz    fuzz the front end and the back end for FUZZ_SECONDS (default 60) each"
-	@echo "make sanitize  unit, lit and CPU suites over an ASan+UBSan croqc in build-sanitize/"
+	@echo "make sanitize  unit and lit suites and the CPU suite's code over an ASan+UBSan croqc in build-sanitize/"
 
 # apt-get runs only if a package is missing, `apt-get update` only then too,
 # and sudo only when not root.
