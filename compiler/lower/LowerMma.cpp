@@ -451,8 +451,8 @@ void Lowerer::lowerMmaStore(const MmaStoreStmt* s) {
     return;
   }
   std::optional<kir::Tile> tile = lowerTile(s->dest, "the `mma.store` destination");
-  if (tile) maskStoreTile(s, *tile);
   if (!tile) return;
+  maskStoreTile(s, *tile);
   if (tile->rank() != 2) {
     unreachable("an `mma.store` into a tile that is not 2-D");
   }

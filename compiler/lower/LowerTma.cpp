@@ -30,29 +30,26 @@ bool Lowerer::viewOrigin2d(const ast::Expr* e, const kir::Buffer* global, TmaTen
   tensor.cols = global->shape.size() == 2 ? global->shape[1] : nullptr;
   const sema::Type* t = sema_.typeOf(e);
   const std::shared_ptr<sema::ViewInfo> view = t ? t->view : nullptr;
-  if (!view || !view->base) {
-    if (!tensor.rows) unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
-    return tensor.rows != nullptr;
-  }
-  // A tile of the whole buffer read as a 2-D array (`rhs.span_as(E * N, K)`
-  // of an [E, N, K] tensor): the map describes the buffer in that shape.
-  bool wholeReshape = view->reshaped && view->reshapedShape.size() == 2 &&
-                      (!view->linearOffset || sym::constantValue(view->linearOffset) == 0);
-  if (!view->dimMap.empty() || (view->reshaped && !wholeReshape) || view->origin.size() != 2 ||
-      sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
-    unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
-    return false;
-  }
-  if (wholeReshape) {
-    tensor.rows = lowerSym(view->reshapedShape[0], e->loc());
-    tensor.cols = lowerSym(view->reshapedShape[1], e->loc());
-    if (!hostComputable(tensor.rows) || !hostComputable(tensor.cols)) {
-      unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
-      return false;
+  if (view && view->base) {
+    // A tile of the whole buffer read as a 2-D array (`rhs.span_as(E * N, K)`
+    // of an [E, N, K] tensor): the map describes the buffer in that shape.
+    bool wholeReshape = view->reshaped && view->reshapedShape.size() == 2 &&
+                        (!view->linearOffset || sym::constantValue(view->linearOffset) == 0);
+    if (!view->dimMap.empty() || (view->reshaped && !wholeReshape) || view->origin.size() != 2 ||
+        sym::constantValue(view->stride[0]) != 1 || sym::constantValue(view->stride[1]) != 1) {
+      tensor.rows = nullptr;
+    } else {
+      if (wholeReshape) {
+        tensor.rows = lowerSym(view->reshapedShape[0], e->loc());
+        tensor.cols = lowerSym(view->reshapedShape[1], e->loc());
+        if (!hostComputable(tensor.rows) || !hostComputable(tensor.cols)) tensor.rows = nullptr;
+      }
+      if (tensor.rows) {
+        tensor.row0 = lowerSym(view->origin[0], e->loc());
+        tensor.col0 = lowerSym(view->origin[1], e->loc());
+      }
     }
   }
-  tensor.row0 = lowerSym(view->origin[0], e->loc());
-  tensor.col0 = lowerSym(view->origin[1], e->loc());
   if (!tensor.rows) unsupported(DiagKind::err_unsupported_tma_strided_tile, e->range());
   return tensor.rows != nullptr;
 }

@@ -89,10 +89,11 @@ const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
   return valueOf(e);
 }
 
-// Integer data (`s32`, `u32`, ...) is a run-time value: a named one
-// (`block_m = sched.at(i)`, `s32 seg = offsets.at(e)`) has a symbol of its
-// own, and sums, differences and products of such names, integers and
-// parameters are followed symbolically (`seg_start + iv_m * 64`).
+// The symbolic value of an integer (valueOf) or of integer data (`s32`,
+// `u32`, ...), a run-time value: a named one (`block_m = sched.at(i)`,
+// `s32 seg = offsets.at(e)`) has a symbol of its own, and sums, differences
+// and products of such names, integers and parameters are followed
+// symbolically (`seg_start + iv_m * 64`).
 const SymExpr* Checker::integerDataValue(const Expr* e) {
   Type t = check(e);
   if (t.isIntegral()) return valueOf(e);
@@ -108,8 +109,7 @@ const SymExpr* Checker::integerDataValue(const Expr* e) {
     if (llvm::isa<ElementOfExpr, MethodExpr, SubscriptExpr, CallExpr, CastExpr>(e)) {
       auto [it, inserted] = result_.dataSymbols.try_emplace(e, nullptr);
       if (inserted) {
-        it->second = sym().freshSymbol(std::string(e->range().Start.getPointer(), e->range().End.getPointer()),
-                                       std::nullopt);
+        it->second = sym().freshSymbol(exprText(e), std::nullopt);
         result_.dataExprs[it->second] = e;
       }
       return it->second;
@@ -488,12 +488,11 @@ Type Checker::checkBinary(const BinaryExpr* b) {
 /// to lie between the bounds of the branches (`x == 5 ? 2 : 3`), else unknown.
 const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c) {
   // Integers and integer data (`64 < rows - i * 64 ? 64 : rows - i * 64`).
-  auto value = [&](const Expr* e) { return check(e).isIntegral() ? valueOf(e) : integerDataValue(e); };
-  const SymExpr* a = value(c->then);
-  const SymExpr* b = value(c->otherwise);
+  const SymExpr* a = integerDataValue(c->then);
+  const SymExpr* b = integerDataValue(c->otherwise);
   if (const auto* cmp = llvm::dyn_cast<BinaryExpr>(c->cond)) {
-    const SymExpr* l = value(cmp->lhs);
-    const SymExpr* r = value(cmp->rhs);
+    const SymExpr* l = integerDataValue(cmp->lhs);
+    const SymExpr* r = integerDataValue(cmp->rhs);
     bool less = cmp->op == TokenKind::less || cmp->op == TokenKind::lessequal;
     bool greater = cmp->op == TokenKind::greater || cmp->op == TokenKind::greaterequal;
     if ((less || greater) && !sym::isUnknown(l) && !sym::isUnknown(r)) {

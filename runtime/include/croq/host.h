@@ -711,8 +711,9 @@ inline void check_shared_memory(const char* function, const char* kernel, std::s
 
 // The threads of a launch of `kernel` whose block has `instances` instances of
 // `threads` threads (`parallel w by N : group` or `: thread` of a run-time
-// N, spelled `extent`): exits with the values when that is no thread or more than the
-// 1024 a block may have, instead of a launch that fails with an opaque error.
+// N, spelled `extent`): exits with the values when that is no thread or more
+// than the 1024 a block may have, instead of a launch that fails with an
+// opaque error.
 inline int block_threads(const char* function, const char* kernel, const char* extent, long long instances,
                          int threads) {
   const long long total = instances * threads;
