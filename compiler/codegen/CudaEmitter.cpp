@@ -51,7 +51,7 @@ class Emitter {
     out_.append(indent_ * 2, ' ');
     out_ += text.str();
     out_ += '\n';
-    ++lines_;
+    lines_ += 1 + static_cast<unsigned>(text.count('\n'));
   }
   void raw(llvm::StringRef text) {
     out_ += text.str();
@@ -523,7 +523,26 @@ class Emitter {
         line(cxxElementType(s->buffer->elem) + " " + s->buffer->name + "[" +
              std::to_string(s->buffer->totalElements()) + "];");
         return;
-      case StmtKind::Raw: line(s->text); return;
+      case StmtKind::BufferPointer:
+        line(cxxElementType(s->buffer->elem) + "* " + s->buffer->name + " = " + s->src.buffer->name + ";");
+        return;
+      case StmtKind::Rotate: {
+        std::string text = "{ auto t_ = " + printExpr(s->args.front()) + "; ";
+        for (size_t i = 0; i + 1 < s->args.size(); ++i)
+          text += printExpr(s->args[i]) + " = " + printExpr(s->args[i + 1]) + "; ";
+        line(text + printExpr(s->args.back()) + " = t_; }");
+        return;
+      }
+      case StmtKind::Raw:
+        // The user's `__cpp__` or asm: the compiler names its line in the `.co` file.
+        if (unsigned l = lineOf(s->loc)) {
+          line(llvm::formatv("#line {0} \"{1}\"", l, options_.sourceName).str());
+          line(s->text);
+          backToOutput();
+        } else {
+          line(s->text);
+        }
+        return;
       case StmtKind::Print: {
         std::string call = "printf(" + s->text;
         for (const Expr* a : s->args) call += ", " + printExpr(a);

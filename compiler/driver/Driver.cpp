@@ -39,7 +39,7 @@ const Pass* passProducing(Action action) {
     case Action::EmitTokens: return findPass("lex");
     case Action::EmitAST: return findPass("parse");
     case Action::EmitSema: return findPass("sema");
-    case Action::EmitKir: return findPass("lower");
+    case Action::EmitKir: return findPass("shared-layout");
     case Action::Executable:
     case Action::Object:
     case Action::Assembly:

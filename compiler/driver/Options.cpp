@@ -343,6 +343,7 @@ void CommandLineParser::declareOptions() {
   app_.add_flag("-v,--verbose", opts_.verbose, "print each pass and its time as it runs")->group(pipeline);
   // Hidden (no group): crashes on purpose, so tests can check the crash handler.
   last(app_.add_option("--debug-crash-in", opts_.debugCrashIn, "crash inside PASS"))->group("");
+  app_.add_flag("--debug-malform-kir", opts_.debugMalformKir, "break the lowered KIR before it is verified")->group("");
 
   const char* general = "General";
   app_.set_help_flag("-h,--help", "print this help and exit")->group(general);

@@ -122,6 +122,9 @@ struct Options {
   std::string stopAfter;
   /// Hidden: crash on purpose inside this pass, to test the crash handler.
   std::string debugCrashIn;
+  /// Hidden: break the KIR lowering made (every kernel launches no
+  /// threads), to test that the KIR verifier stops the compilation.
+  bool debugMalformKir = false;
 
   bool showHelp = false;
   bool showVersion = false;

@@ -28,6 +28,7 @@
 #include "sema/Sema.h"
 #include "codegen/CudaEmitter.h"
 #include "kir/KIR.h"
+#include "kir/Verify.h"
 #include "lower/Lower.h"
 
 namespace croqc::driver {
@@ -101,6 +102,15 @@ void printSema(const Compilation& c, llvm::raw_ostream& os) {
 // atoms, and a host wrapper per `__co__` function. `--target=cpu` gets the
 // sm_86 lowering, which the CPU runtime emulates.
 
+/// A bug of lowering or of a KIR pass stops the compilation here, named,
+/// instead of reaching the emitter (an internal error).
+bool verifyKir(Compilation& c) {
+  std::vector<std::string> problems = kir::verify(*c.kir);
+  for (const std::string& p : problems) c.diags.report({}, DiagKind::err_kir_malformed, p);
+  c.internalError = !problems.empty();
+  return problems.empty();
+}
+
 bool runLower(Compilation& c) {
   lower::LowerOptions options;
   options.arch = c.options.target == Target::Cpu ? "cpu" : archName(c.options.arch);
@@ -108,8 +118,25 @@ bool runLower(Compilation& c) {
   options.blockGroup = c.options.blockGroup;
   options.sparseMetaPrepackV2 = c.options.sparseMetadata == SparseMetadata::PrepackV2;
   c.kir = lower::lowerProgram(*c.program, *c.sema, options, c.diags);
-  if (c.kir) c.kir->sourceName = inputName(c).str();
-  return c.kir != nullptr;
+  if (!c.kir) return false;
+  c.kir->sourceName = inputName(c).str();
+  if (c.options.debugMalformKir)
+    for (const std::unique_ptr<kir::Function>& f : c.kir->functions)
+      for (const std::unique_ptr<kir::Kernel>& k : f->kernels) k->threads = 0;
+  return verifyKir(c);
+}
+
+// --- KIR passes ---------------------------------------------------------------
+// Each rewrites the module lowering made; the verifier runs after each.
+
+bool runBarriers(Compilation& c) {
+  lower::elideBarriers(*c.kir);
+  return verifyKir(c);
+}
+
+bool runSharedLayout(Compilation& c) {
+  lower::placeSharedMemory(*c.kir);
+  return verifyKir(c);
 }
 
 void printKir(const Compilation& c, llvm::raw_ostream& os) {
@@ -150,6 +177,10 @@ const Pass kPipeline[] = {
     {"sema", "resolve names, infer types and symbolic shapes, check the language rules", runSema, printSema},
     {"lower", "lower to KIR: thread mapping, buffers, barriers, copies, MMA atoms, host wrappers", runLower,
      printKir},
+    {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)", runBarriers,
+     printKir},
+    {"shared-layout", "give shared buffers their offsets, sharing bytes across barriers; size shared memory",
+     runSharedLayout, printKir},
     {"codegen", "print KIR as CUDA C++ for nvcc", runCodegen, printCuda},
 };
 
@@ -176,7 +207,9 @@ const Pass* findPass(llvm::StringRef name) {
 }
 
 void listPasses(llvm::raw_ostream& os) {
-  for (const Pass& pass : kPipeline) os << llvm::left_justify(pass.name, 12) << pass.description << '\n';
+  size_t width = 0;
+  for (const Pass& pass : kPipeline) width = std::max(width, pass.name.size());
+  for (const Pass& pass : kPipeline) os << llvm::left_justify(pass.name, width + 2) << pass.description << '\n';
 }
 
 PipelineResult runPipeline(Compilation& c, const Pass* last, llvm::raw_ostream& dumpStream) {
@@ -198,10 +231,11 @@ PipelineResult runPipeline(Compilation& c, const Pass* last, llvm::raw_ostream& 
         return PipelineResult::Crashed;
       }
     }
+    if (c.internalError) return PipelineResult::Crashed;
     ok = ok && c.diags.errorCount() == errorsBefore;
     if (c.options.verbose) {
       std::chrono::duration<double, std::milli> elapsed = Clock::now() - start;
-      llvm::errs() << llvm::format("croqc: pass %-10s %8.3f ms%s\n", pass.name.str().c_str(), elapsed.count(),
+      llvm::errs() << llvm::format("croqc: pass %-13s %8.3f ms%s\n", pass.name.str().c_str(), elapsed.count(),
                                    ok ? "" : " (errors)");
     }
     if (llvm::is_contained(c.options.printAfter, pass.name)) {

@@ -52,6 +52,9 @@ struct Compilation {
   std::unique_ptr<sema::SemaResult> sema;           // sema
   std::unique_ptr<kir::Module> kir;                 // lower
   std::string cudaSource;                           // codegen
+  /// A pass found a bug of croqc's (the KIR verifier's findings): the
+  /// compilation ends as an internal error.
+  bool internalError = false;
 };
 
 struct Pass {

@@ -704,6 +704,15 @@ class KirPrinter {
         os_ << "local " << cxxElementType(s->buffer->elem) << " " << s->buffer->name << "["
             << s->buffer->totalElements() << "]\n";
         return;
+      case StmtKind::BufferPointer:
+        os_ << "pointer " << cxxElementType(s->buffer->elem) << "* " << s->buffer->name << " = " << s->src.buffer->name
+            << "\n";
+        return;
+      case StmtKind::Rotate:
+        os_ << "rotate";
+        for (size_t i = 0; i < s->args.size(); ++i) os_ << (i ? ", " : " ") << printExpr(s->args[i]);
+        os_ << "\n";
+        return;
       case StmtKind::Raw: os_ << "raw " << s->text << "\n"; return;
       case StmtKind::Print:
         os_ << "print " << s->text;

@@ -98,6 +98,10 @@ struct Buffer {
   /// buffer of constant size (null for those).
   const Expr* sharedOffsetExpr = nullptr;
   bool reusable = false;
+  /// A pointer to one of several storage buffers of the same layout (a
+  /// future's data, which `swap` exchanges between futures): declared by a
+  /// BufferPointer statement; it takes no memory of its own.
+  bool pointer = false;
   /// WGMMA operand tiles: stored K-major in swizzled blocks of this many
   /// bytes per row (croq/device/wgmma_tile.h); 0 for row-major.
   int swizzleBytes = 0;
@@ -290,7 +294,10 @@ enum class StmtKind : std::uint8_t {
                   // phase; `text`: the event's name in the source
   Eval,           // `value;`: an expression evaluated for its effect (a `call`, `x++`)
   LocalArray,     // declares the local (register or stack) array of buffer `buffer`
-  Raw,            // text copied through (__cpp__, asm) or a statement not modelled yet
+  BufferPointer,  // declares `buffer` (a Buffer::pointer), first pointing at the storage `src.buffer`
+  Rotate,         // the variables `args` (Var expressions) take each other's values: args[i] gets
+                  // args[i + 1]'s, the last the first's (`swap` of futures' pointers and counters)
+  Raw,            // the user's text copied through (__cpp__, asm)
   Print,          // printf(text, args...): `text` is the format as a C string literal
   Return,         // yield
   Break,
@@ -319,7 +326,9 @@ struct Stmt {
   bool isMutable = false;
   /// Let: a generated name that may go unused (thread-mapping variables).
   bool maybeUnused = false;
-  /// Raw: touches no memory other threads see (exchanging future names).
+  /// Fence: touches no memory other threads see, so barrier elision may
+  /// look past it (the async-proxy fence after a wait for this thread's own
+  /// copies).
   bool pure = false;
   std::string op;  // "=", "+=", ...
   const Buffer* buffer = nullptr;
@@ -391,6 +400,9 @@ struct Kernel {
   /// Shared buffers declared at kernel scope; their total size.
   std::vector<const Buffer*> sharedBuffers;
   std::int64_t sharedBytes = 0;
+  /// The shared buffers have their offsets and `sharedBytes` its value (the
+  /// `shared-layout` pass ran).
+  bool sharedLaidOut = false;
   /// With shared buffers of run-time size: the whole dynamic shared memory
   /// in bytes, a host expression the wrapper evaluates at the launch (and
   /// checks against the device's per-block limit); null otherwise.

@@ -310,12 +310,10 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     function_->wrapper.push_back(h);
     k->params.push_back({"tma_ok_", "int", "tma_ok_" + std::to_string(function_->kernels.size())});
   }
-  elideBarriers(body);
   k->body = std::move(prologue_);
   k->body.insert(k->body.begin(), body.front());
   k->body.insert(k->body.end(), body.begin() + 1, body.end());
   prologue_.clear();
-  placeSharedBuffers(*k);
   function_->kernels.push_back(std::move(k));
   kernel_ = nullptr;
   kernelInfo_ = nullptr;
@@ -473,6 +471,8 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
     // Shared buffers may be sized at the launch (spec 5.4); local ones are
     // registers or stack of a size fixed at compile time.
     if (b->slotElements <= 0 && !(space == kir::Space::Shared && b->runtimeElements)) {
+      // Sema rejects such a buffer; an error reported on its values may leave one.
+      if (diags_.hasErrors()) continue;
       unreachable("a local buffer whose shape is not constant");
     }
     if (space == kir::Space::Shared) {

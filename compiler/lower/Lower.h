@@ -60,5 +60,20 @@ struct LowerOptions {
 std::unique_ptr<kir::Module> lowerProgram(const ast::Program& program, sema::SemaResult& sema,
                                           const LowerOptions& options, DiagnosticEngine& diags);
 
+// The KIR passes that follow lowering, in the order the pipeline runs them
+// (`--list-passes`); each is printable with `--print-after=PASS`.
+
+/// `barriers`: drops the CTA barrier at the end of a loop body when the next
+/// iteration and the code after the loop both reach another CTA barrier
+/// before touching memory other threads see, and the barriers at a kernel's
+/// end (LowerBarriers.cpp).
+void elideBarriers(kir::Module& module);
+
+/// `shared-layout`: gives every shared buffer its byte offset (buffers whose
+/// lifetimes a CTA barrier separates may share bytes; those sized at the
+/// launch come last), and sizes each kernel's shared memory
+/// (LowerShared.cpp).
+void placeSharedMemory(kir::Module& module);
+
 }  // namespace lower
 }  // namespace croqc

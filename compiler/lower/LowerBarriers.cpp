@@ -26,7 +26,6 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
     switch (s->kind) {
       case StmtKind::Barrier: return s->scope == scope && s->count == namedId;
       case StmtKind::Block: return endsWithBarrier(s->body, scope, namedId);
-      case StmtKind::Raw:
       case StmtKind::Fence:
         if (s->pure) continue;
         return false;
@@ -37,6 +36,7 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
         if (kir::readsNonLocalMemory(s->value)) return false;
         continue;
       case StmtKind::Comment:
+      case StmtKind::Rotate:
       case StmtKind::AsyncCommit: continue;
       case StmtKind::Copy:
         if (s->async) continue;
@@ -105,8 +105,8 @@ bool harmless(const kir::Stmt* s) {
     case StmtKind::Let:
     case StmtKind::Assign: return !kir::readsNonLocalMemory(s->value);
     case StmtKind::Comment:
+    case StmtKind::Rotate:
     case StmtKind::AsyncWait: return true;
-    case StmtKind::Raw:
     case StmtKind::Fence: return s->pure;
     default: return false;
   }
@@ -156,13 +156,17 @@ void elide(std::vector<kir::Stmt*>& list) {
 
 }  // namespace
 
-void Lowerer::elideBarriers(std::vector<kir::Stmt*>& body) {
-  elide(body);
-  // Nothing runs after the kernel's last statement.
-  while (true) {
-    auto [owner, index] = trailingBarrier(body);
-    if (!owner) break;
-    owner->erase(owner->begin() + static_cast<std::ptrdiff_t>(index));
+void elideBarriers(kir::Module& module) {
+  for (const std::unique_ptr<kir::Function>& f : module.functions) {
+    for (const std::unique_ptr<kir::Kernel>& k : f->kernels) {
+      elide(k->body);
+      // Nothing runs after the kernel's last statement.
+      while (true) {
+        auto [owner, index] = trailingBarrier(k->body);
+        if (!owner) break;
+        owner->erase(owner->begin() + static_cast<std::ptrdiff_t>(index));
+      }
+    }
   }
 }
 

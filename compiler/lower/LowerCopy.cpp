@@ -74,6 +74,8 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
     }
   }
   if (storage->slotElements <= 0 && !(space == kir::Space::Shared && storage->runtimeElements)) {
+    // Sema rejects such a copy; an error reported on its values may leave one.
+    if (diags_.hasErrors()) return nullptr;
     unreachable("a copy into a new local buffer whose shape is not constant");
   }
   // The future's name is a pointer to its current storage.
@@ -92,8 +94,10 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   } else {
     declareLocalBuffer(storage, loc);
   }
-  Stmt* ptr = emit(StmtKind::Raw, loc);
-  ptr->text = llvm::formatv("{0}* {1} = {2};", kir::cxxElementType(type.elem), view->name, storage->name).str();
+  view->pointer = true;
+  Stmt* ptr = emit(StmtKind::BufferPointer, loc);
+  ptr->buffer = view;
+  ptr->src.buffer = storage;
   out_ = saved;
   return view;
 }
@@ -487,15 +491,11 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
     unsupported(DiagKind::err_unsupported_swap_mixed_futures, s->range());
     return;
   }
-  auto rotate = [&](llvm::StringRef suffix, llvm::StringRef type) {
-    std::string text = "{ " + type.str() + " t_ = " + names[0] + suffix.str() + "; ";
-    for (size_t i = 0; i + 1 < names.size(); ++i) text += names[i] + suffix.str() + " = " + names[i + 1] + suffix.str() + "; ";
-    text += names.back() + suffix.str() + " = t_; }";
-    Stmt* r = emit(StmtKind::Raw, s->loc());
-    r->text = text;
-    r->pure = true;
+  auto rotate = [&](llvm::StringRef suffix) {
+    Stmt* r = emit(StmtKind::Rotate, s->loc());
+    for (const std::string& n : names) r->args.push_back(m().var(n + suffix.str()));
   };
-  if (names.size() >= 2) rotate("", "auto");
+  if (names.size() >= 2) rotate("");
   bool tma = false;
   for (const ast::Expr* e : s->names)
     if (const sema::Symbol* sym = sema_.references.lookup(e); sym && tmaFutures_.count(sym)) tma = true;
@@ -503,8 +503,8 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
     std::vector<std::string> saved = names;
     names.clear();
     for (const ast::Expr* e : s->names) names.push_back(nameFor(sema_.references.lookup(e)));
-    rotate("_bar", "std::uint64_t*");
-    rotate("_phase", "int");
+    rotate("_bar");
+    rotate("_phase");
     names = saved;
   }
   if (seq) {
@@ -520,12 +520,8 @@ void Lowerer::lowerSwap(const SwapStmt* s) {
       }
       seqNames.push_back(nameFor(sym) + "_seq");
     }
-    std::string text = "{ int t_ = " + seqNames[0] + "; ";
-    for (size_t i = 0; i + 1 < seqNames.size(); ++i) text += seqNames[i] + " = " + seqNames[i + 1] + "; ";
-    text += seqNames.back() + " = t_; }";
-    Stmt* r = emit(StmtKind::Raw, s->loc());
-    r->text = text;
-    r->pure = true;
+    Stmt* r = emit(StmtKind::Rotate, s->loc());
+    for (const std::string& n : seqNames) r->args.push_back(m().var(n));
   }
 }
 

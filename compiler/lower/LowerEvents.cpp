@@ -394,8 +394,11 @@ void Lowerer::lowerEventWait(const ast::Expr* target, llvm::SMLoc loc) {
       // Each waiting thread's phase bits, one per element.
       info.phases = info.buffer->name + "_ph";
       std::uint32_t all = info.elements >= 32 ? 0xFFFFFFFFu : (1u << info.elements) - 1u;
-      Stmt* decl = m().stmt(StmtKind::Raw, loc);
-      decl->text = "std::uint32_t " + info.phases + " = " + (info.ready ? std::to_string(all) + "u" : "0u") + ";";
+      Stmt* decl = m().stmt(StmtKind::Let, loc);
+      decl->var = info.phases;
+      decl->type = kir::ScalarType::element(TokenKind::ty_u32);
+      decl->isMutable = true;
+      decl->value = m().intc(info.ready ? all : 0);
       prologue_.push_back(decl);
     }
     w->var = info.phases;

@@ -315,7 +315,7 @@ class Lowerer {
   std::string tensorMap(const kir::Buffer* global, const TmaTensor& tensor, std::int64_t rows, std::int64_t cols,
                         int swizzle);
   /// A new mbarrier in shared memory, initialised in the kernel prologue.
-  std::string newMbarrier(llvm::StringRef base);
+  kir::Buffer* newMbarrier(llvm::StringRef base);
   /// Where the boxes of a TMA copy lie in a shared tile: `boxes` boxes of
   /// `rows` x `boxCols` elements (one per swizzled column block of a WGMMA
   /// operand, or one dense box), the first `offset` elements into the
@@ -382,12 +382,6 @@ class Lowerer {
   /// statements before it from the ones after it.
   void barrier(kir::Scope scope, llvm::SMLoc loc);
   bool barrierRedundant(kir::Scope scope, std::int64_t namedId) const;
-  /// Drops loop-end barriers the next iteration's first barrier makes
-  /// redundant (LowerBarriers.cpp).
-  void elideBarriers(std::vector<kir::Stmt*>& body);
-  /// Gives every shared buffer its offset; buffers whose lifetimes do not
-  /// overlap (with a CTA barrier between) share space (LowerShared.cpp).
-  void placeSharedBuffers(kir::Kernel& k);
   /// Emits `for (v = 0; v < trips; v += step)`, unrolled, and runs
   /// `body(v)` to fill it.
   template <typename F>

@@ -37,9 +37,11 @@ void collectTile(const kir::Tile& t, llvm::DenseSet<const kir::Buffer*>& out) {
 /// Every buffer `s` (and the statements inside it) refers to. An mbarrier's
 /// initialisation in the kernel's prologue does not count: mbarriers never
 /// share bytes, and placing them by their first wait or arrival keeps them
-/// after the tiles, whose offsets are aligned to up to 1024 bytes.
+/// after the tiles, whose offsets are aligned to up to 1024 bytes. Nor does
+/// the declaration of a pointer to a future's storage, which touches none.
 void collect(const kir::Stmt* s, llvm::DenseSet<const kir::Buffer*>& out) {
-  if (s->kind == StmtKind::MbarrierInit || s->kind == StmtKind::EventInit) return;
+  if (s->kind == StmtKind::MbarrierInit || s->kind == StmtKind::EventInit || s->kind == StmtKind::BufferPointer)
+    return;
   if (s->buffer) out.insert(s->buffer);
   for (const kir::Expr* e : {s->lo, s->hi, s->cond, s->value, s->index}) collectExpr(e, out);
   collectTile(s->dst, out);
@@ -58,7 +60,9 @@ std::int64_t alignUp(std::int64_t v, std::int64_t a = 128) { return (v + a - 1) 
 
 }  // namespace
 
-void Lowerer::placeSharedBuffers(kir::Kernel& k) {
+namespace {
+
+void placeSharedBuffers(kir::Module& module, kir::Kernel& k) {
   const std::vector<kir::Stmt*>& body = k.body;
   struct Life {
     kir::Buffer* buffer;
@@ -122,14 +126,24 @@ void Lowerer::placeSharedBuffers(kir::Kernel& k) {
   }
   k.sharedBytes = total;
   if (sizedAtLaunch.empty()) return;
-  const kir::Expr* end = m().intc(alignUp(total, 1024));
+  const kir::Expr* end = module.intc(alignUp(total, 1024));
   for (kir::Buffer* b : sizedAtLaunch) {
     std::int64_t align = std::max<std::int64_t>(128, b->alignBytes);
     b->sharedOffsetExpr = end;
-    const kir::Expr* bytes = m().mul(b->runtimeElements, m().intc(target::elementBytes(b->elem)));
-    end = m().mul(m().cdiv(m().add(end, bytes), m().intc(align)), m().intc(align));
+    const kir::Expr* bytes = module.mul(b->runtimeElements, module.intc(target::elementBytes(b->elem)));
+    end = module.mul(module.cdiv(module.add(end, bytes), module.intc(align)), module.intc(align));
   }
   k.runtimeSharedBytes = end;
+}
+
+}  // namespace
+
+void placeSharedMemory(kir::Module& module) {
+  for (const std::unique_ptr<kir::Function>& f : module.functions)
+    for (const std::unique_ptr<kir::Kernel>& k : f->kernels) {
+      placeSharedBuffers(module, *k);
+      k->sharedLaidOut = true;
+    }
 }
 
 }  // namespace croqc::lower

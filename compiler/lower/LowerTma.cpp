@@ -95,7 +95,7 @@ std::string Lowerer::tensorMap(const kir::Buffer* global, const TmaTensor& tenso
   return name;
 }
 
-std::string Lowerer::newMbarrier(llvm::StringRef base) {
+kir::Buffer* Lowerer::newMbarrier(llvm::StringRef base) {
   kir::Buffer* bar = m().buffer();
   bar->name = fresh(base);
   bar->elem = TokenKind::ty_u64;
@@ -112,7 +112,7 @@ std::string Lowerer::newMbarrier(llvm::StringRef base) {
   init->count = 1;
   out_ = saved;
   anyMbarrier_ = true;
-  return bar->name;
+  return bar;
 }
 
 namespace {
@@ -327,15 +327,23 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     phase = nameFor(future) + "_phase";
     if (!tmaFutures_.count(future)) {
       tmaFutures_.insert(future);
-      std::string storage = newMbarrier(future->name + "_mbar");
+      // The future's mbarrier is named through a pointer, which `swap`
+      // exchanges with the other futures' ones.
+      kir::Buffer* storage = newMbarrier(future->name + "_mbar");
+      kir::Buffer* alias = m().buffer();
+      *alias = *storage;
+      alias->name = bar;
+      alias->pointer = true;
       std::vector<Stmt*>* saved = out_;
       out_ = &prologue_;
-      emit(StmtKind::Raw, d->loc())->text = "std::uint64_t* " + bar + " = " + storage + ";";
+      Stmt* ptr = emit(StmtKind::BufferPointer, d->loc());
+      ptr->buffer = alias;
+      ptr->src.buffer = storage;
       out_ = saved;
       declareCounter(phase, d->loc());
     }
   } else {
-    bar = newMbarrier("mbar");
+    bar = newMbarrier("mbar")->name;
     phase = bar + "_phase";
     declareCounter(phase, d->loc());
   }

@@ -177,9 +177,12 @@ void Checker::checkDma(const DmaStmt* d) {
     dst.elem = src.elem;
     dst.storage = d->destStorage;
     dst.shape = produced;
-    if (!src.isError() && d->destStorage == Storage::Local) {
+    if (!src.isError() && (d->destStorage == Storage::Local || d->destStorage == Storage::Shared)) {
       for (size_t i = 0; i < produced.size(); ++i) {
-        if (!sym::constantValue(produced[i]) && !sym::isUnknown(produced[i]))
+        if (sym::isUnknown(produced[i]))
+          report(d->source->range(), DiagKind::err_buffer_shape_untracked, storageName(d->destStorage),
+                 "=> " + storageName(d->destStorage).str(), i, exprText(d->source));
+        else if (!sym::constantValue(produced[i]) && d->destStorage == Storage::Local)
           report(d->source->range(), DiagKind::err_buffer_shape_not_static, storageName(d->destStorage), "=> " +
                  storageName(d->destStorage).str(), i, sym::print(produced[i]));
       }

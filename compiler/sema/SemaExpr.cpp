@@ -283,10 +283,10 @@ Type Checker::checkUnary(const UnaryExpr* u) {
       if (operand.isIntegral()) {
         Type t = Type::simple(TypeKind::Int);
         const SymExpr* v = operand.values.empty() ? unknown() : operand.values[0];
-        t.values = {u->op == TokenKind::minus ? sym().neg(v) : unknown()};
+        std::optional<std::int64_t> c = sym::constantValue(v);
+        t.values = {u->op == TokenKind::minus ? sym().neg(v) : c ? sym().constant(~*c) : unknown()};
         // Symbolic arithmetic on constants gives up (unknown) on overflow.
-        if (std::optional<std::int64_t> c = sym::constantValue(v); c && u->op == TokenKind::minus &&
-                                                                    !sym::isConstant(t.values[0])) {
+        if (c && u->op == TokenKind::minus && !sym::isConstant(t.values[0])) {
           report(u->range(), DiagKind::err_constant_negate_overflow, exprText(u), *c);
           return Type::error();
         }
@@ -436,13 +436,18 @@ Type Checker::checkBinary(const BinaryExpr* b) {
       }
       default: {
         auto cl = sym::constantValue(l), cr = sym::constantValue(r);
-        if (cl && cr && *cr >= 0 && *cr < 64) {
+        if (cl && cr) {
+          bool shiftable = *cr >= 0 && *cr < 64;
           switch (op) {
             case TokenKind::amp: v = sym().constant(*cl & *cr); break;
             case TokenKind::pipe: v = sym().constant(*cl | *cr); break;
             case TokenKind::caret: v = sym().constant(*cl ^ *cr); break;
-            case TokenKind::lessless: v = sym().constant(static_cast<std::int64_t>(static_cast<std::uint64_t>(*cl) << *cr)); break;
-            case TokenKind::greatergreater: v = sym().constant(*cl >> *cr); break;
+            case TokenKind::lessless:
+              if (shiftable) v = sym().constant(static_cast<std::int64_t>(static_cast<std::uint64_t>(*cl) << *cr));
+              break;
+            case TokenKind::greatergreater:
+              if (shiftable) v = sym().constant(*cl >> *cr);
+              break;
             default: break;
           }
         }

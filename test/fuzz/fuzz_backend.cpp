@@ -1,5 +1,6 @@
 // libFuzzer target past sema: every input that the front end accepts is
-// lowered to KIR and printed by the CUDA emitter for each of the targets
+// lowered to KIR, run through the KIR passes with the verifier after each,
+// and printed by the CUDA emitter for each of the targets
 // cpu, sm_86 and sm_90a (a fresh parse and sema per target, as `croqc
 // --arch=...` would do), without crashing, hanging or tripping a sanitizer.
 //
@@ -9,8 +10,9 @@
 // and sm_90a with `nvcc -ptx` (its device part). The host code of the input
 // (`main` and the like) is left out of the compiled file: it is the user's
 // text, not croqc's. A compiler error is a finding only when its message
-// names no line of the input (the `__device__` functions the input writes
-// are copied through and are the user's too), so an error that the output
+// names no line of the input (the `__device__` functions, `__cpp__` and asm
+// the input writes are copied through under `#line`s naming the input, and
+// are the user's too), so an error that the output
 // itself causes aborts the run, with the compiler's messages and the file.
 //
 // A compiler call costs seconds, so the checks are sampled: per target,
@@ -50,6 +52,7 @@
 #include "FuzzFrontEnd.h"
 #include "codegen/CudaEmitter.h"
 #include "kir/KIR.h"
+#include "kir/Verify.h"
 #include "lower/Lower.h"
 
 namespace {
@@ -177,6 +180,17 @@ void compileCheck(const TargetCase& t, const std::string& source) {
   std::abort();
 }
 
+/// A finding: the KIR verifier rejects what lowering or a KIR pass made of
+/// an input the front end accepted.
+void verifyKir(const kir::Module& module, const char* pass, const TargetCase& t) {
+  std::vector<std::string> problems = kir::verify(module);
+  if (problems.empty()) return;
+  llvm::errs() << "fuzz_backend: FINDING: malformed KIR after pass `" << pass << "` for --"
+               << (t.cpu ? "target=cpu" : std::string("arch=") + t.arch) << ":\n";
+  for (const std::string& p : problems) llvm::errs() << "  " << p << "\n";
+  std::abort();
+}
+
 /// Lowers and emits `input` for `t`; returns the generated file (empty when
 /// the input is rejected).
 std::string generate(fuzz::FrontEnd& frontEnd, const TargetCase& t) {
@@ -187,6 +201,12 @@ std::string generate(fuzz::FrontEnd& frontEnd, const TargetCase& t) {
     options.arch = t.arch;
     std::unique_ptr<kir::Module> module = lower::lowerProgram(*checked.program, *checked.sema, options, *checked.diags);
     if (module && !checked.diags->hasErrors()) {
+      // The KIR passes of the pipeline, each followed by the verifier.
+      verifyKir(*module, "lower", t);
+      lower::elideBarriers(*module);
+      verifyKir(*module, "barriers", t);
+      lower::placeSharedMemory(*module);
+      verifyKir(*module, "shared-layout", t);
       // Leave out the input's host code; keep its `__device__` functions,
       // which kernels call. Both are host text, in the order of the items.
       std::vector<bool> isHostCode;
