@@ -707,7 +707,10 @@ class Emitter {
         case HostStmt::Kind::CheckShape:
           line(llvm::formatv("croq::croq_assert({0}, \"{1}: {2}\");", h.text, f.name, h.message).str());
           break;
-        case HostStmt::Kind::Let: line(h.text + ";"); break;
+        case HostStmt::Kind::Let: line("const " + cxxTypeName(h.type) + " " + h.var + " = " + h.text + ";"); break;
+        case HostStmt::Kind::DataPointer:
+          line(cxxElementType(h.buffer->elem) + "* " + h.buffer->name + " = " + h.from + ".data();");
+          break;
         case HostStmt::Kind::AllocDevice: {
           deviceBuffers_.insert(h.buffer->name);
           std::string n = elementCount(*h.buffer);

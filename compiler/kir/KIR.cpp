@@ -480,7 +480,11 @@ class KirPrinter {
       os_ << "    ";
       switch (h.kind) {
         case HostStmt::Kind::CheckShape: os_ << "check " << h.text << "  \"" << h.message << "\""; break;
-        case HostStmt::Kind::Let: os_ << "let " << h.text; break;
+        case HostStmt::Kind::Let: os_ << "let " << h.var << " : " << cxxTypeName(h.type) << " = " << h.text; break;
+        case HostStmt::Kind::DataPointer:
+          os_ << "pointer " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global = " << h.from
+              << ".data()";
+          break;
         case HostStmt::Kind::AllocDevice:
           os_ << "alloc " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global";
           if (!h.from.empty()) os_ << " <- copy-in " << h.from;

@@ -418,7 +418,9 @@ struct Kernel {
 struct HostStmt {
   enum class Kind : std::uint8_t {
     CheckShape,  // text: the condition; message
-    Let,         // text: `int M = ...`
+    Let,         // `const type var = text`: a value the wrapper reads off its parameters (a
+                 // dimension), which every kernel of the function receives as a parameter
+    DataPointer, // buffer (global): the device pointer of the host view `from` (`from.data()`)
     AllocDevice, // buffer; from: host view to copy in, or text: the value of every element
     Launch,      // kernel
     CopyOut,     // buffer -> host view `from`
@@ -433,6 +435,9 @@ struct HostStmt {
   Kind kind = Kind::Raw;
   std::string text;
   std::string message;
+  /// Let: the variable and its type.
+  std::string var;
+  ScalarType type;
   const Buffer* buffer = nullptr;
   std::string from;
   const Kernel* kernel = nullptr;

@@ -485,6 +485,14 @@ class Verifier {
         else if (h.buffer->space != Space::Global)
           problem("allocates or copies out {0} buffer `{1}` on the host", spaceName(h.buffer->space), bufferName(h.buffer));
         break;
+      case HostStmt::Kind::Let:
+        if (h.var.empty() || h.text.empty()) problem("declares a host value without a name or a value");
+        break;
+      case HostStmt::Kind::DataPointer:
+        if (!h.buffer || h.from.empty()) problem("takes a device pointer without a buffer or a host view");
+        else if (h.buffer->space != Space::Global)
+          problem("takes the device pointer of {0} buffer `{1}`", spaceName(h.buffer->space), bufferName(h.buffer));
+        break;
       case HostStmt::Kind::TensorMap:
         if (h.text.empty() || !h.buffer) problem("encodes a tensor map without a name or a tensor");
         if (h.boxRows <= 0 || h.boxCols <= 0 || h.boxRows > 256 || h.boxCols > 256)

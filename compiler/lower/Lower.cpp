@@ -205,12 +205,8 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
           k->params.push_back({st->var, kir::cxxTypeName(st->type), st->var});
       continue;
     }
-    if (h.kind != kir::HostStmt::Kind::Let) continue;
-    llvm::StringRef text = h.text;
-    text.consume_front("const ");
-    auto [type, rest] = text.split(' ');
-    llvm::StringRef name = rest.split(' ').first;
-    if (seen.insert(name).second) k->params.push_back({name.str(), type.str(), name.str()});
+    if (h.kind == kir::HostStmt::Kind::Let && seen.insert(h.var).second)
+      k->params.push_back({h.var, kir::cxxTypeName(h.type), h.var});
   }
   for (const sema::Symbol* p : functionInfo_->params) {
     if (p->type.kind == sema::TypeKind::Int || p->type.kind == sema::TypeKind::Element ||

@@ -83,7 +83,9 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
               std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
               dimSource[dim] = var;
               symValues_[dim] = m().var(var);
-              hostStmt(kir::HostStmt::Kind::Let, "const int " + var + " = " + read);
+              kir::HostStmt& let = hostStmt(kir::HostStmt::Kind::Let, read);
+              let.var = var;
+              let.type = kir::ScalarType::integer();
               if (options_.entryChecks)
                 hostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
                          llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
@@ -110,10 +112,10 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
           h.from = name;
           h.stream = function_->stream;
         } else {
-          b->name = name;
-          hostStmt(kir::HostStmt::Kind::Raw, "")
-              .text = llvm::formatv("{0}* {1} = {2}.data();", kir::cxxElementType(t.elem), name + "_ptr", name).str();
           b->name = name + "_ptr";
+          kir::HostStmt& h = hostStmt(kir::HostStmt::Kind::DataPointer, "");
+          h.buffer = b;
+          h.from = name;
         }
         break;
       }

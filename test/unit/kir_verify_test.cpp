@@ -638,6 +638,20 @@ TEST_CASE("the verifier checks host wrappers", "[kir][verify]") {
     fx.f->wrapper.back().buffer = fx.buffer("s", Space::Shared, 4);
     expectOne(fx, "allocates or copies out shared buffer `s` on the host");
   }
+  SECTION("host value") {
+    HostStmt& h = fx.host(HostStmt::Kind::Let);
+    h.text = "static_cast<int>(a.shape()[0])";
+    expectOne(fx, "function `f`: declares a host value without a name or a value");
+    fx.f->wrapper.back().var = "M";
+    CHECK(fx.problems().empty());
+  }
+  SECTION("device pointer") {
+    HostStmt& h = fx.host(HostStmt::Kind::DataPointer);
+    h.from = "a";
+    expectOne(fx, "takes a device pointer without a buffer or a host view");
+    fx.f->wrapper.back().buffer = fx.buffer("a_ptr", Space::Local, 4);
+    expectOne(fx, "takes the device pointer of local buffer `a_ptr`");
+  }
   SECTION("tensor map") {
     HostStmt& h = fx.host(HostStmt::Kind::TensorMap);
     h.text = "map";
