@@ -92,7 +92,6 @@ class Verifier {
 
   void kernel(const Kernel& k) {
     where_ = "kernel `" + k.name + "`";
-    kernel_ = &k;
     declaredLocals_.clear();
     declaredPointers_.clear();
     asyncWgmmaOpen_ = nullptr;
@@ -519,7 +518,6 @@ class Verifier {
 
   std::vector<std::string>& problems_;
   std::string where_;
-  const Kernel* kernel_ = nullptr;
   const Stmt* stmt_ = nullptr;
   const Stmt* asyncWgmmaOpen_ = nullptr;
   llvm::DenseSet<const Buffer*> shared_;
