@@ -91,8 +91,9 @@ class Emitter {
       bool pointer = llvm::StringRef(p.cxxType).endswith("*");
       params += p.cxxType + (pointer ? " __restrict__ " : " ") + p.name;
     }
-    line(llvm::formatv("__global__ void __launch_bounds__({0}) {1}({2}) {{", k.instances ? 1024 : k.threads, k.name,
-                       params)
+    std::string cluster = k.clusterSize > 1 ? llvm::formatv("__cluster_dims__({0}, 1, 1) ", k.clusterSize).str() : "";
+    line(llvm::formatv("__global__ void __launch_bounds__({0}) {3}{1}({2}) {{", k.instances ? 1024 : k.threads, k.name,
+                       params, cluster)
              .str());
     ++indent_;
     if (!k.sharedBuffers.empty()) {
@@ -236,12 +237,12 @@ class Emitter {
     line("if (" + printExpr(s->cond) + ") {");
     ++indent_;
     std::string first = printExpr(s->index);
-    line(llvm::formatv("croq::wgmma::{9}<{0}, {1}, {2}, {3}>({4}, {11}, &{5}, {6}, {7}, {8}, {10});",
+    line(llvm::formatv("croq::wgmma::{9}<{0}, {1}, {2}, {3}{12}>({4}, {11}, &{5}, {6}, {7}, {8}, {10});",
                        cxxElementType(d.buffer->elem), d.extents[0], printExpr(s->k), s->count,
                        first == "0" ? d.buffer->name : d.buffer->name + " + " + first, s->text, s->var,
                        printExpr(s->src.row0), printExpr(s->src.col0),
                        s->async ? "tma_issue_tile" : "tma_load_tile", s->rank ? printExpr(s->rank) : "tid_",
-                       printExpr(s->value))
+                       printExpr(s->value), s->cluster > 1 ? ", " + std::to_string(s->cluster) : std::string())
              .str());
     --indent_;
     line("} else {");
@@ -424,16 +425,19 @@ class Emitter {
       case StmtKind::Barrier:
         if (s->scope == Scope::Warpgroup)
           line(llvm::formatv("croq::named_barrier_sync({0} + tid_ / 128, 128);", s->count).str());
+        else if (s->scope == Scope::Cluster)
+          line("croq::cluster::sync();");
         else if (s->scope == Scope::Cta && s->count > 0)
           line(llvm::formatv("croq::named_barrier_sync({0}, {1});", s->count, s->threads).str());
         else
           line(s->scope == Scope::Warp ? "__syncwarp();" : "__syncthreads();");
         return;
       case StmtKind::EventArrive: {
-        std::string call = s->count > 0 ? llvm::formatv("croq::event::arrive_tx({0}, {1}u, {2});", s->text, s->count,
-                                                        s->cond ? printExpr(s->cond) : "true")
-                                              .str()
-                                        : "croq::event::arrive(" + s->text + ");";
+        std::string call = s->count > 0   ? llvm::formatv("croq::event::arrive_tx({0}, {1}u, {2});", s->text, s->count,
+                                                          s->cond ? printExpr(s->cond) : "true")
+                                                .str()
+                           : s->cluster > 1 ? llvm::formatv("croq::event::arrive_cluster<{0}>({1});", s->cluster, s->text).str()
+                                            : "croq::event::arrive(" + s->text + ");";
         line(s->rank ? "if (" + printExpr(s->rank) + " == 0) " + call : call);
         return;
       }

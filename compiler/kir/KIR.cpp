@@ -53,6 +53,7 @@ llvm::StringRef scopeName(Scope s) {
     case Scope::Warp: return "warp";
     case Scope::Warpgroup: return "warpgroup";
     case Scope::Cta: return "cta";
+    case Scope::Cluster: return "cluster";
   }
   return "?";
 }
@@ -519,6 +520,7 @@ class KirPrinter {
     os_ << ") threads(" << k.threads << ") shared(" << k.sharedBytes << " B"
         << (k.runtimeSharedBytes ? ", at launch " + printExpr(k.runtimeSharedBytes) + " B" : "") << ")"
         << (k.cooperative ? " cooperative" : "")
+        << (k.clusterSize > 1 ? " cluster(" + std::to_string(k.clusterSize) + ")" : "")
         << " {\n";
     for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << p.cxxType << "\n";
     depth_ = 2;
@@ -613,6 +615,7 @@ class KirPrinter {
         os_ << "event.arrive " << s->text;
         if (s->count > 0) os_ << " expect " << s->count << " bytes";
         if (s->rank) os_ << " by rank 0 of " << printExpr(s->rank);
+        if (s->cluster > 1) os_ << " in all " << s->cluster << " blocks of the cluster";
         os_ << "\n";
         return;
       case StmtKind::EventWait:
@@ -662,7 +665,8 @@ class KirPrinter {
         os_ << (s->async ? "tma.issue " : "tma.load ") << s->text << " box " << s->dst.extents[0] << "x" << printExpr(s->k) << " x" << s->count
             << " " << tile(s->dst) << " at [" << printExpr(s->index) << "] step " << printExpr(s->value) << " <- ("
             << printExpr(s->src.row0) << ", " << printExpr(s->src.col0) << ") on " << s->var << " if "
-            << printExpr(s->cond) << " else {\n";
+            << printExpr(s->cond) << (s->cluster > 1 ? " multicast to " + std::to_string(s->cluster) + " blocks" : "")
+            << " else {\n";
         block(s->body);
         indent();
         os_ << "}\n";

@@ -199,7 +199,7 @@ enum class FenceKind : std::uint8_t {
 };
 
 /// Who executes a cooperative statement.
-enum class Scope : std::uint8_t { Thread, Warp, Warpgroup, Cta };
+enum class Scope : std::uint8_t { Thread, Warp, Warpgroup, Cta, Cluster };
 llvm::StringRef scopeName(Scope s);
 
 /// Which operand an MMA fragment holds: A, B, the accumulator C, or E, the
@@ -342,6 +342,10 @@ struct Stmt {
   bool async = false;
   bool zfill = false;
   std::int64_t count = 0;
+  /// TmaLoad: the blocks of the cluster the box is multicast to, each
+  /// loading `1 / cluster` of its rows for all (1: an ordinary load).
+  /// EventArrive: the blocks of the cluster on whose events it arrives.
+  std::int64_t cluster = 1;
 
   /// Fragment statements: the fragments and atom indices.
   const Fragment* frag = nullptr;
@@ -408,6 +412,9 @@ struct Kernel {
   /// checks against the device's per-block limit); null otherwise.
   const Expr* runtimeSharedBytes = nullptr;
   bool cooperative = false;
+  /// Blocks per thread-block cluster (`parallel ... : cluster`), consecutive
+  /// along grid x; 1 without clusters.
+  std::int64_t clusterSize = 1;
   /// The kernel prints (`print`/`println`): the wrapper waits for it so that
   /// its output appears where the program called the function.
   bool prints = false;

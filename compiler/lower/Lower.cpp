@@ -192,6 +192,15 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   k->cooperative = info.cooperative;
   for (const sym::SymExpr* g : info.gridDims) k->grid.push_back(lowerSym(g, root->loc()));
   if (k->grid.empty()) k->grid.push_back(m().intc(1));
+  if (info.clusterSize > 1 && !cpuTarget()) {
+    // (The CPU target runs the blocks of a cluster as independent blocks:
+    // a multicast copy is an ordinary copy there.) A cluster's blocks are consecutive along x: the grid's x extent is a
+    // multiple of the cluster size. The extra blocks load zeros (TMA fills
+    // rows past the tensor with them) and store nothing (stores are clipped).
+    k->clusterSize = info.clusterSize;
+    const Expr* c = m().intc(info.clusterSize);
+    k->grid[0] = m().mul(m().cdiv(k->grid[0], c), c);
+  }
 
   // Parameters: every global buffer and every integer the kernel may read.
   for (const kir::Buffer* b : globalBuffers_)
@@ -280,7 +289,8 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     prologue_.insert(prologue_.begin(), issued);
   }
   for (auto& [sym, info] : events_) {
-    std::int64_t count = info.declaredCount ? info.declaredCount : std::max<std::int64_t>(info.arrivals(), 1);
+    std::int64_t count = info.declaredCount ? info.declaredCount
+                                            : std::max<std::int64_t>(info.arrivals(), 1) * std::max<std::int64_t>(info.cluster, 1);
     info.init->buffer = info.buffer;
     info.init->count = info.elements;
     info.init->threads = count;
@@ -292,8 +302,15 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     std::vector<Stmt*>* saved = out_;
     out_ = &prologue_;
     emit(StmtKind::Fence, root->loc())->fence = kir::FenceKind::MbarrierInit;
-    emit(StmtKind::Barrier, root->loc())->scope = kir::Scope::Cta;
+    emit(StmtKind::Barrier, root->loc())->scope = k->clusterSize > 1 ? kir::Scope::Cluster : kir::Scope::Cta;
     out_ = saved;
+  }
+  if (k->clusterSize > 1) {
+    // No block leaves while the others of its cluster may still arrive on
+    // its events or copy into its shared memory.
+    Stmt* last = m().stmt(StmtKind::Barrier, root->loc());
+    last->scope = kir::Scope::Cluster;
+    body.push_back(last);
   }
   if (!tensorMaps_.empty()) {
     // TMA is used when every tensor map could be made.

@@ -345,10 +345,26 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
   }
   std::int64_t threads = 0;
   const Expr* rank = nullptr;
+  const std::int64_t cluster = t->level == ParallelLevel::Cluster ? kernel_->clusterSize : 1;
+  if (t->level == ParallelLevel::Cluster && bound) {
+    unsupported(DiagKind::err_unsupported_trigger_cluster_after, t->range());
+    return;
+  }
   for (const ast::Expr* target : t->targets) {
     std::optional<EventRef> ref = lowerEventRef(target);
     if (!ref) continue;
     EventInfo& info = events_[ref->symbol];
+    const std::int64_t kind = t->level == ParallelLevel::Cluster ? cluster : 1;
+    if (info.cluster && info.cluster != kind) {
+      diags_.report(t->loc(), DiagKind::err_event_cluster_mismatch, ref->symbol->name)
+          .range(t->range())
+          .note(info.firstTrigger.Start, DiagKind::note_event_first_trigger);
+      return;
+    }
+    if (!info.cluster) {
+      info.cluster = kind;
+      info.firstTrigger = t->range();
+    }
     bool legacy = false;
     if (auto it = pendingEventBytes_.find(ref->symbol); it != pendingEventBytes_.end()) {
       bytes += it->second;
@@ -371,6 +387,7 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
       if (elected >= 0 && static_cast<size_t>(elected) < on.size()) on[elected] = true;
     } else {
       a->scope = kir::Scope::Thread;
+      a->cluster = cluster;
     }
     noteTriggeringThreads(info, *ref->symbol, std::move(on), t->range());
     out_->push_back(a);

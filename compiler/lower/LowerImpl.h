@@ -132,6 +132,9 @@ class Lowerer {
   kir::Scope scopeForLevel(ast::ParallelLevel level) const;
   /// The deepest sub-block level whose variables `e` reads (Block if none).
   ast::ParallelLevel deepestLevelUsed(const ast::Expr* e) const;
+  /// Calls `fn` on every symbol `e` names, and on those the views and
+  /// integers bound to those names use.
+  void forEachSymbolUsed(const ast::Expr* e, llvm::function_ref<void(const sema::Symbol&)> fn) const;
 
   // ---- Expressions (LowerExpr.cpp) ----
   const Expr* lowerKnownInteger(const ast::Expr* e, const sema::Type* t);
@@ -325,6 +328,8 @@ class Lowerer {
     const Expr* offset = nullptr;
     const Expr* boxStride = nullptr;
   };
+  static bool hasMulticast(const ast::DmaStmt* d);
+  bool checkMulticast(const ast::DmaStmt* d, const TmaSharedBoxes& box, int swizzleBytes);
   /// The boxes of shared tile `t` (the view `view`), whole buffer or part of
   /// it; nullopt after a diagnostic when the copy engine cannot address it
   /// (a column range of a dense buffer, a swizzled box not on a column
@@ -588,6 +593,10 @@ class Lowerer {
     }
     std::string phases;
     kir::Stmt* init = nullptr;
+    /// Released with `trigger.cluster`: each phase takes the arrivals of
+    /// every block of the cluster (0: not yet triggered).
+    std::int64_t cluster = 0;
+    llvm::SMRange firstTrigger;
   };
   llvm::DenseMap<const sema::Symbol*, EventInfo> events_;
   /// Records the threads that arrive at a `trigger` of an event: the same

@@ -60,16 +60,13 @@ const Expr* Lowerer::leaderCondition() {
   return m().eq(m().mod(tid, m().intc(f.span)), m().intc(0));
 }
 
-ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
-  ParallelLevel deepest = ParallelLevel::Block;
+void Lowerer::forEachSymbolUsed(const ast::Expr* e, llvm::function_ref<void(const sema::Symbol&)> fn) const {
   int depth = 0;
   std::function<void(const ast::Expr*)> walk = [&](const ast::Expr* x) {
     if (!x) return;
     if (const auto* n = llvm::dyn_cast<NameExpr>(x)) {
       const sema::Symbol* s = sema_.references.lookup(n);
-      if (s && s->kind == sema::Symbol::Kind::ParallelVar && s->level > deepest &&
-          s->level != ParallelLevel::Term)
-        deepest = s->level;
+      if (s) fn(*s);
       // A name bound to a view or an integer (`cidx = wg - 1`) depends on
       // what its expression depends on.
       const ast::Expr* bound = nullptr;
@@ -130,6 +127,14 @@ ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
     }
   };
   walk(e);
+}
+
+ParallelLevel Lowerer::deepestLevelUsed(const ast::Expr* e) const {
+  ParallelLevel deepest = ParallelLevel::Block;
+  forEachSymbolUsed(e, [&](const sema::Symbol& s) {
+    if (s.kind == sema::Symbol::Kind::ParallelVar && s.level > deepest && s.level != ParallelLevel::Term)
+      deepest = s.level;
+  });
   return deepest;
 }
 
@@ -154,9 +159,14 @@ void Lowerer::lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLo
   const Expr* gy = m().var("static_cast<int>(gridDim.y)");
   const Expr* linear = let("block_", m().add(m().var("static_cast<int>(blockIdx.x)"),
                                                    m().mul(m().var("static_cast<int>(blockIdx.y)"), gx)));
-  const Expr* perGroup = m().mul(m().intc(options_.blockGroup), gy);
-  const Expr* first = let("group_first_", m().mul(m().div(linear, perGroup), m().intc(options_.blockGroup)));
-  const Expr* rows = let("group_rows_", m().min(m().sub(gx, first), m().intc(options_.blockGroup)));
+  // With clusters, a group holds whole clusters (the grid's x extent is a
+  // multiple of the cluster size, so every group's rows are too), so the
+  // blocks of a cluster get consecutive first indices and one second index.
+  const std::int64_t cluster = kernel_->clusterSize;
+  const std::int64_t group = (options_.blockGroup + cluster - 1) / cluster * cluster;
+  const Expr* perGroup = m().mul(m().intc(group), gy);
+  const Expr* first = let("group_first_", m().mul(m().div(linear, perGroup), m().intc(group)));
+  const Expr* rows = let("group_rows_", m().min(m().sub(gx, first), m().intc(group)));
   const Expr* inGroup = let("in_group_", m().mod(linear, perGroup));
   const Expr* values[2] = {m().add(first, m().mod(inGroup, rows)), m().div(inGroup, rows)};
   for (size_t d = 0; d < 2; ++d) {
@@ -220,12 +230,22 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
     if (!info) {
       unreachable("a parallel binding without the kernel level sema recorded for it");
     }
-    if (level == ParallelLevel::Block && blockDim == 0 && p == kernelInfo_->root && groupedBlockOrder(*info)) {
+    if (level == ParallelLevel::Block && blockDim == 0 && (p == kernelInfo_->root || kernelInfo_->clusterLevel) &&
+        groupedBlockOrder(*info)) {
       lowerGroupedBlocks(*info, b.range.Start, *into);
       blockDim += 2;
       continue;
     }
-    if (level == ParallelLevel::Block || level == ParallelLevel::Device || level == ParallelLevel::Cluster) {
+    if (level == ParallelLevel::Cluster) {
+      // The block's rank in its cluster: clusters are consecutive blocks
+      // along grid x (sema checked the single constant extent).
+      if (!info->vars.empty() && info->vars[0])
+        bindValue(info->vars[0],
+                  pushLet(m(), *into, b.range.Start, nameFor(info->vars[0]),
+                          m().mod(m().var("static_cast<int>(blockIdx.x)"), m().intc(kernelInfo_->clusterSize))));
+      continue;
+    }
+    if (level == ParallelLevel::Block || level == ParallelLevel::Device) {
       static const char* const kDims[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
       for (size_t d = 0; d < info->vars.size(); ++d) {
         if (!info->vars[d]) continue;

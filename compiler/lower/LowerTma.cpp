@@ -295,7 +295,12 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   if (!box || !settleTmaGlobalTile(*src, *box, d->source)) return;
   const kir::Buffer* db = dst->buffer;
   std::int64_t elemBytes = target::elementBytes(db->elem);
-  std::string map = tensorMap(src->buffer, tensor, box->rows, box->boxCols, db->swizzleBytes);
+  std::int64_t cluster = 1;
+  if (hasMulticast(d) && kernel_->clusterSize > 1) {
+    cluster = kernel_->clusterSize;
+    if (!checkMulticast(d, *box, db->swizzleBytes)) return;
+  }
+  std::string map = tensorMap(src->buffer, tensor, box->rows / cluster, box->boxCols, db->swizzleBytes);
 
   // The mbarrier: an event's (`trigger e after f`, `tma.copy.async<e>`),
   // the future's (rotated with it), or one for this copy.
@@ -351,7 +356,17 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   const Expr* ok = m().binary("!=", m().var("tma_ok_"), m().intc(0), kir::ScalarType::boolean());
   // An event-bound copy is ordered by the event protocol (the producer waits
   // for `empty` before it overwrites a slot).
-  if (!event) barrier(kir::Scope::Cta, d->loc());
+  // A synchronous multicast copy also writes the other blocks' buffers:
+  // they all finish with the previous tile first.
+  if (!event && cluster > 1) {
+    if (!regions_.empty()) {
+      unsupported(DiagKind::err_unsupported_multicast_in_inthreads, d->range());
+      return;
+    }
+    barrier(kir::Scope::Cluster, d->loc());
+  } else if (!event) {
+    barrier(kir::Scope::Cta, d->loc());
+  }
   Stmt* load = emit(StmtKind::TmaLoad, d->loc());
   load->cond = ok;
   load->rank = rank;
@@ -363,6 +378,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   load->text = map;
   load->var = bar;
   load->count = box->boxes;
+  load->cluster = cluster;
   load->k = m().intc(box->boxCols);
   load->index = box->offset;
   load->value = box->boxStride;
@@ -387,6 +403,39 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     wait->op = phase;
     barrier(kir::Scope::Cta, d->loc());
   }
+}
+
+bool Lowerer::hasMulticast(const DmaStmt* d) {
+  return std::any_of(d->modifiers.begin(), d->modifiers.end(),
+                     [](const DmaModifier& m) { return m.kind == TokenKind::m_multicast; });
+}
+
+// Every block of the cluster loads `rows / cluster` rows of the box and the
+// copy engine writes them into all the blocks' buffers: the tile must be the
+// same in all of them, and each part a whole number of swizzle rows.
+bool Lowerer::checkMulticast(const DmaStmt* d, const TmaSharedBoxes& box, int swizzleBytes) {
+  const sema::Symbol* varying = nullptr;
+  forEachSymbolUsed(d->source, [&](const sema::Symbol& s) {
+    if (!varying && (&s == kernelInfo_->clusterRank || &s == kernelInfo_->clusterBlockVar)) varying = &s;
+  });
+  if (varying) {
+    diags_.report(d->source->loc(), DiagKind::err_multicast_source_varies, varying->name).range(d->source->range());
+    return false;
+  }
+  const std::int64_t cluster = kernel_->clusterSize;
+  const std::int64_t unit = swizzleBytes ? 8 : 1;
+  if (box.rows % cluster != 0 || (box.rows / cluster) % unit != 0) {
+    std::string hint = swizzleBytes ? llvm::formatv("a {0}-byte swizzle repeats every 8 rows: use a tile of a multiple "
+                                                    "of {1} rows, or a smaller cluster",
+                                                    swizzleBytes, 8 * cluster)
+                                          .str()
+                                    : llvm::formatv("use a tile whose rows divide by {0}", cluster).str();
+    std::string parts = swizzleBytes ? llvm::formatv("whole {0}-byte swizzle periods (8 rows)", swizzleBytes).str()
+                                     : std::string("whole rows");
+    diags_.report(d->loc(), DiagKind::err_multicast_box_rows, box.rows, cluster, parts, hint).range(d->range());
+    return false;
+  }
+  return true;
 }
 
 void Lowerer::lowerTmaStore(const DmaStmt* d, const kir::Tile& src) {

@@ -56,6 +56,7 @@ Checker::Checker(SemaResult& result, const SemaOptions& options, DiagnosticEngin
   target_.maxSharedBytes = info->maxSharedBytesPerCta;
   target_.hasWarpgroups = info->hasWarpgroups;
   target_.hasTma = info->hasTma;
+  target_.hasClusters = info->hasClusters;
 }
 
 void Checker::run(const Program& program) {

@@ -152,6 +152,7 @@ void Checker::checkDma(const DmaStmt* d) {
       if (!n || !k || *n != 2 || *k != 4)
         report(m.range, DiagKind::err_sparsity_pattern, exprText(m.args[0]), exprText(m.args[1]));
     }
+    if (m.kind == TokenKind::m_multicast) checkMulticast(d, m);
     if ((m.kind == TokenKind::m_swiz || m.kind == TokenKind::m_swizzle) && !m.args.empty()) {
       std::optional<std::int64_t> v = constantOf(m.args[0]);
       if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
@@ -272,8 +273,21 @@ void Checker::checkWait(const WaitStmt* w) {
   }
 }
 
+void Checker::checkMulticast(const DmaStmt* d, const DmaModifier& m) {
+  if (d->engine != TokenKind::kw_tma) {
+    report(m.range, DiagKind::err_multicast_not_tma, tokenKindSpelling(d->engine));
+    return;
+  }
+  if (!kernel_ || !kernel_->clusterLevel) report(m.range, DiagKind::err_multicast_without_cluster);
+}
+
 void Checker::checkTrigger(const TriggerStmt* t) {
   if (parallels_.empty()) report(t->range(), DiagKind::err_device_only_statement, "`trigger`");
+  if (t->level == ParallelLevel::Cluster) {
+    if (kernel_ && !kernel_->clusterLevel) report(t->range(), DiagKind::err_trigger_cluster_without_cluster);
+  } else if (t->level != ParallelLevel::None) {
+    report(t->range(), DiagKind::err_trigger_level, parallelLevelName(t->level));
+  }
   for (const Expr* e : t->targets) {
     Type ty = check(e);
     if (!ty.isError() && ty.kind != TypeKind::Event)

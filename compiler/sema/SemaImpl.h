@@ -31,6 +31,7 @@ struct TargetLimits {
   std::int64_t maxSharedBytes = 0;
   bool hasWarpgroups = false;
   bool hasTma = false;
+  bool hasClusters = false;
   /// The CPU target runs `__co__` functions on the host: they may return
   /// scalars (spec 2.2).
   bool isGpu = true;
@@ -147,6 +148,8 @@ class Checker {
   void inferLevels(const ast::ParallelStmt* root);
   unsigned nestHeight(const ast::Stmt* s) const;
   void finishKernel(KernelInfo& kernel);
+  void checkClusterLevel(const ast::ParallelBinding& b, const ParallelLevelInfo& info);
+  void checkMulticast(const ast::DmaStmt* d, const ast::DmaModifier& m);
   void checkSync(const ast::SyncStmt* s);
 
   // ---- Data movement, futures, events (SemaData.cpp) ----

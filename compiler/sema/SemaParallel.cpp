@@ -293,6 +293,10 @@ void Checker::checkParallel(const ParallelStmt* p) {
       }
     }
     if (level == ParallelLevel::Block && extents.size() > 3) report(b.range, DiagKind::err_grid_rank, extents.size());
+    if (level == ParallelLevel::Cluster && kernel_) checkClusterLevel(b, info);
+    if (level == ParallelLevel::Block && kernel_ && kernel_->clusterLevel && kernel_->gridDims.empty() &&
+        !info.vars.empty())
+      kernel_->clusterBlockVar = info.vars[0];
     frame.levels.push_back(level);
     if (kernel_) {
       if (level == ParallelLevel::Block && kernel_->gridDims.empty()) kernel_->gridDims = extents;
@@ -324,7 +328,23 @@ bool Checker::runtimeWarpCountAllowed(const ParallelBinding& b) const {
   });
 }
 
+void Checker::checkClusterLevel(const ParallelBinding& b, const ParallelLevelInfo& info) {
+  kernel_->clusterLevel = true;
+  if (target_.isGpu && !target_.hasClusters) report(b.range, DiagKind::err_cluster_needs_sm90, target_.name);
+  std::optional<std::int64_t> size = info.extents.size() == 1 ? sym::constantValue(info.extents[0]) : std::nullopt;
+  if (!size || *size < 1 || *size > 8) {
+    std::string found;
+    for (const SymExpr* e : info.extents) found += (found.empty() ? "" : ", ") + sym::print(e);
+    report(b.range, DiagKind::err_cluster_size, "[" + found + "]");
+    return;
+  }
+  kernel_->clusterSize = *size;
+  if (!info.vars.empty()) kernel_->clusterRank = info.vars[0];
+}
+
 void Checker::finishKernel(KernelInfo& kernel) {
+  if (kernel.clusterLevel && kernel.gridDims.empty())
+    report(kernel.root->range(), DiagKind::err_cluster_without_block);
   if (kernel.gridDims.empty()) kernel.gridDims = {sym().constant(1)};
   for (const Attribute& a : kernel.root->attributes) {
     if (a.name != "launch_bounds" || a.args.empty() || llvm::isa<WildcardExpr>(a.args[0])) continue;

@@ -154,6 +154,14 @@ struct KernelInfo {
   const SymExpr* runtimeWarps = nullptr;
   std::int64_t sharedBytes = 0;  // peak shared memory, after lifetime reuse
   bool cooperative = false;
+  /// `parallel {c} by [C] : cluster`: C blocks per cluster, consecutive in
+  /// the first dimension of the block level inside it; `clusterRank` is c,
+  /// `clusterBlockVar` that block dimension's variable (it differs between
+  /// the blocks of a cluster). 1 and null without a cluster level.
+  std::int64_t clusterSize = 1;
+  const Symbol* clusterRank = nullptr;
+  const Symbol* clusterBlockVar = nullptr;
+  bool clusterLevel = false;
   std::vector<ParallelLevelInfo> levels;
 };
 

@@ -9,7 +9,8 @@
 // `= ready` start with every bit set: their first wait returns at once.
 //
 //   init(bars, n, count, tid)         mbarrier.init of bars[0..n) for `count` arrivals (threads tid, tid + blockDim, ...)
-//   arrive(bar)                       one arrival
+//   arrive(bar)                       one arrival (sm_90: a warp's arriving threads together, counted)
+//   arrive_cluster<C>(bar)            one arrival on the event in each of the C blocks of the cluster
 //   arrive_tx(bar, bytes, tma)        one arrival that expects `bytes` of TMA transactions (a plain arrival when
 //                                     the copies ran without TMA)
 //   wait(bar, phases, i, name)        waits for the phase of parity bit i of `phases` (bit 0 for a single event,
@@ -32,7 +33,36 @@ CROQ_DEVICE void init(std::uint64_t* bars, int n, std::uint32_t count, int tid) 
   for (int i = tid; i < n; i += static_cast<int>(blockDim.x)) mbarrier::init(bars + i, count);
 }
 
-CROQ_DEVICE void arrive(std::uint64_t* bar) { mbarrier::arrive(bar); }
+// On sm_90 the threads of a warp that arrive together do so through one of
+// them, with their count, after a warp barrier that orders their accesses
+// before its release.
+CROQ_DEVICE void arrive(std::uint64_t* bar) {
+#if CROQ_SM90_ENABLED
+  const unsigned active = __activemask();
+  __syncwarp(active);
+  if ((threadIdx.x % 32) == static_cast<unsigned>(__ffs(active) - 1))
+    mbarrier::arrive_count(bar, static_cast<std::uint32_t>(__popc(active)));
+#else
+  mbarrier::arrive(bar);
+#endif
+}
+
+// `trigger.cluster`: the arriving threads arrive on the event at the same
+// offset in each of the `Cluster` blocks of the cluster (sm_90).
+template <int Cluster>
+CROQ_DEVICE void arrive_cluster(std::uint64_t* bar) {
+#if CROQ_SM90_ENABLED
+  const unsigned active = __activemask();
+  __syncwarp(active);
+  if ((threadIdx.x % 32) == static_cast<unsigned>(__ffs(active) - 1)) {
+#pragma unroll
+    for (int cta = 0; cta < Cluster; ++cta)
+      mbarrier::arrive_remote(bar, static_cast<std::uint32_t>(cta), static_cast<std::uint32_t>(__popc(active)));
+  }
+#else
+  CROQ_UNSUPPORTED_ARCH();
+#endif
+}
 
 CROQ_DEVICE void arrive_tx(std::uint64_t* bar, std::uint32_t bytes, bool tma) {
   if (tma) mbarrier::arrive_expect_tx(bar, bytes);

@@ -14,6 +14,9 @@
 //   named_barrier_sync(id, n)   bar.sync id, n;     waits for n threads (multiple of 32) at barrier id
 //   named_barrier_arrive(id, n) bar.arrive id, n;   arrives without waiting
 //       Barrier 0 is the one __syncthreads() uses; ids go up to 15.
+//   cluster::sync()             barrier.cluster.arrive.release + barrier.cluster.wait.acquire;  sm_90
+//       Every thread of every block of the cluster arrives; shared-memory
+//       accesses before it are visible across the cluster after it.
 //   grid_sync()                 the grid-wide barrier of a cooperative launch
 //       (cudaLaunchCooperativeKernel: every block of the grid is resident):
 //       all threads of all blocks arrive, global-memory writes before it are
@@ -44,6 +47,19 @@ CROQ_DEVICE void fence_proxy_async() {
   CROQ_UNSUPPORTED_ARCH();
 #endif
 }
+
+namespace cluster {
+CROQ_DEVICE void sync() {
+#if CROQ_SM90_ENABLED
+  asm volatile(
+      "barrier.cluster.arrive.release;\n"
+      "barrier.cluster.wait.acquire;\n" ::
+          : "memory");
+#else
+  CROQ_UNSUPPORTED_ARCH();
+#endif
+}
+}  // namespace cluster
 
 CROQ_DEVICE void fence_mbarrier_init() {
 #if CROQ_SM90_ENABLED

@@ -53,6 +53,37 @@ CROQ_DEVICE std::uint64_t arrive(std::uint64_t* bar) {
   return state;
 }
 
+// `count` arrivals at once (sm_90).
+CROQ_DEVICE void arrive_count(std::uint64_t* bar, std::uint32_t count) {
+#if CROQ_SM90_ENABLED
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(cvta_shared(bar)), "r"(count)
+               : "memory");
+#else
+  CROQ_UNSUPPORTED_ARCH();
+#endif
+}
+
+// `count` arrivals on the barrier at the same shared-memory offset as `bar`
+// in block `cta` of this block's cluster (sm_90). The arrival releases at
+// CTA scope (PTX's default): it orders what the arriving thread did before,
+// which for a stage of a copy ring is reads that completed (WGMMA operands
+// after their wait); a cluster-scope release would make every arrival wait
+// for a fence over the whole cluster.
+CROQ_DEVICE void arrive_remote(std::uint64_t* bar, std::uint32_t cta, std::uint32_t count) {
+#if CROQ_SM90_ENABLED
+  asm volatile(
+      "{\n"
+      ".reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote], %2;\n"
+      "}\n" ::"r"(cvta_shared(bar)),
+      "r"(cta), "r"(count)
+      : "memory");
+#else
+  CROQ_UNSUPPORTED_ARCH();
+#endif
+}
+
 // One arrival that also adds `bytes` to the transaction count of the current phase.
 CROQ_DEVICE std::uint64_t arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
   std::uint64_t state = 0;

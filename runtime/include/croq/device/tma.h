@@ -79,6 +79,21 @@ CROQ_DEVICE void load_2d(void* smem_dst, const CUtensorMap* map, std::uint64_t* 
 #endif
 }
 
+// load_2d into the same shared offset of every block of the cluster in
+// `cta_mask`, completing the bytes on each block's mbarrier at `bar`'s offset.
+CROQ_DEVICE void load_2d_multicast(void* smem_dst, const CUtensorMap* map, std::uint64_t* bar, int row, int col,
+                                   std::uint16_t cta_mask) {
+#if CROQ_SM90_ENABLED
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(cvta_shared(smem_dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(cvta_shared(bar)), "h"(cta_mask)
+      : "memory");
+#else
+  CROQ_UNSUPPORTED_ARCH();
+#endif
+}
+
 CROQ_DEVICE void load_3d(void* smem_dst, const CUtensorMap* map, std::uint64_t* bar, int c0, int c1, int c2) {
 #if CROQ_SM90_ENABLED
   asm volatile(

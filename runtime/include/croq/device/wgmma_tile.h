@@ -135,20 +135,33 @@ CROQ_DEVICE void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* sr
 // tma_load_tile arrives on `bar` expecting the bytes, and everyone waits with
 // tma_wait; tma_issue_tile only issues the copies, for an event whose
 // trigger arrives and expects them (croq/device/event.h arrive_tx).
-template <typename T, int BoxRows, int BoxCols, int Boxes>
+// Cluster > 1 multicasts: the block of rank c in its cluster (of Cluster
+// blocks, consecutive along grid x) loads rows [c, c + 1) * BoxRows / Cluster
+// of each box, with a tensor map of that box height, into every block of
+// the cluster; each block's `bar` receives all BoxRows rows' bytes.
+template <typename T, int BoxRows, int BoxCols, int Boxes, int Cluster = 1>
 CROQ_DEVICE void tma_issue_tile(T* dst, int box_stride, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
                                 int rank) {
   if (rank != 0) return;
+  if constexpr (Cluster > 1) {
+    constexpr int kRows = BoxRows / Cluster;
+    const int c = static_cast<int>(blockIdx.x) % Cluster;
 #pragma unroll
-  for (int b = 0; b < Boxes; ++b) tma::load_2d(dst + b * box_stride, map, bar, r0, c0 + b * BoxCols);
+    for (int b = 0; b < Boxes; ++b)
+      tma::load_2d_multicast(dst + b * box_stride + c * kRows * BoxCols, map, bar, r0 + c * kRows, c0 + b * BoxCols,
+                             static_cast<std::uint16_t>((1u << Cluster) - 1u));
+  } else {
+#pragma unroll
+    for (int b = 0; b < Boxes; ++b) tma::load_2d(dst + b * box_stride, map, bar, r0, c0 + b * BoxCols);
+  }
 }
 
-template <typename T, int BoxRows, int BoxCols, int Boxes>
+template <typename T, int BoxRows, int BoxCols, int Boxes, int Cluster = 1>
 CROQ_DEVICE void tma_load_tile(T* dst, int box_stride, const CUtensorMap* map, std::uint64_t* bar, int r0, int c0,
                                int rank) {
   if (rank != 0) return;
   mbarrier::arrive_expect_tx(bar, static_cast<std::uint32_t>(BoxRows * BoxCols * Boxes * sizeof(T)));
-  tma_issue_tile<T, BoxRows, BoxCols, Boxes>(dst, box_stride, map, bar, r0, c0, 0);
+  tma_issue_tile<T, BoxRows, BoxCols, Boxes, Cluster>(dst, box_stride, map, bar, r0, c0, 0);
 }
 
 // Waits for the phase `phase` of `bar` to complete and moves to the next.
