@@ -274,20 +274,19 @@ void Checker::checkWait(const WaitStmt* w) {
 }
 
 void Checker::checkMulticast(const DmaStmt* d, const DmaModifier& m) {
-  if (d->engine != TokenKind::kw_tma) {
-    report(m.range, DiagKind::err_multicast_not_tma, tokenKindSpelling(d->engine));
-    return;
-  }
+  // A `dma` copy has no copy engine to multicast with: each block copies
+  // the tile itself.
+  if (d->engine != TokenKind::kw_tma) return;
   if (!kernel_ || !kernel_->clusterLevel) report(m.range, DiagKind::err_multicast_without_cluster);
 }
 
 void Checker::checkTrigger(const TriggerStmt* t) {
   if (parallels_.empty()) report(t->range(), DiagKind::err_device_only_statement, "`trigger`");
-  if (t->level == ParallelLevel::Cluster) {
-    if (kernel_ && !kernel_->clusterLevel) report(t->range(), DiagKind::err_trigger_cluster_without_cluster);
-  } else if (t->level != ParallelLevel::None) {
-    report(t->range(), DiagKind::err_trigger_level, parallelLevelName(t->level));
-  }
+  // `trigger.cluster` arrives in every block of the cluster; the other
+  // levels (`trigger.block`, ...) arrive for the triggering threads, as
+  // `trigger` does.
+  if (t->level == ParallelLevel::Cluster && kernel_ && !kernel_->clusterLevel)
+    report(t->range(), DiagKind::err_trigger_cluster_without_cluster);
   for (const Expr* e : t->targets) {
     Type ty = check(e);
     if (!ty.isError() && ty.kind != TypeKind::Event)
