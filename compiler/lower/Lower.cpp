@@ -193,10 +193,11 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   for (const sym::SymExpr* g : info.gridDims) k->grid.push_back(lowerSym(g, root->loc()));
   if (k->grid.empty()) k->grid.push_back(m().intc(1));
   if (info.clusterSize > 1 && !cpuTarget()) {
-    // (The CPU target runs the blocks of a cluster as independent blocks:
-    // a multicast copy is an ordinary copy there.) A cluster's blocks are consecutive along x: the grid's x extent is a
+    // A cluster's blocks are consecutive along x: the grid's x extent is a
     // multiple of the cluster size. The extra blocks load zeros (TMA fills
-    // rows past the tensor with them) and store nothing (stores are clipped).
+    // rows past the tensor with them) and store nothing (stores are
+    // clipped). The CPU target runs a cluster's blocks as independent
+    // blocks, where a multicast copy is an ordinary copy.
     k->clusterSize = info.clusterSize;
     const Expr* c = m().intc(info.clusterSize);
     k->grid[0] = m().mul(m().cdiv(k->grid[0], c), c);

@@ -354,15 +354,14 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
     std::optional<EventRef> ref = lowerEventRef(target);
     if (!ref) continue;
     EventInfo& info = events_[ref->symbol];
-    const std::int64_t kind = t->level == ParallelLevel::Cluster ? cluster : 1;
-    if (info.cluster && info.cluster != kind) {
+    if (info.cluster && info.cluster != cluster) {
       diags_.report(t->loc(), DiagKind::err_event_cluster_mismatch, ref->symbol->name)
           .range(t->range())
           .note(info.firstTrigger.Start, DiagKind::note_event_first_trigger);
       return;
     }
     if (!info.cluster) {
-      info.cluster = kind;
+      info.cluster = cluster;
       info.firstTrigger = t->range();
     }
     bool legacy = false;

@@ -358,15 +358,11 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   // for `empty` before it overwrites a slot).
   // A synchronous multicast copy also writes the other blocks' buffers:
   // they all finish with the previous tile first.
-  if (!event && cluster > 1) {
-    if (!regions_.empty()) {
-      unsupported(DiagKind::err_unsupported_multicast_in_inthreads, d->range());
-      return;
-    }
-    barrier(kir::Scope::Cluster, d->loc());
-  } else if (!event) {
-    barrier(kir::Scope::Cta, d->loc());
+  if (!event && cluster > 1 && !regions_.empty()) {
+    unsupported(DiagKind::err_unsupported_multicast_in_inthreads, d->range());
+    return;
   }
+  if (!event) barrier(cluster > 1 ? kir::Scope::Cluster : kir::Scope::Cta, d->loc());
   Stmt* load = emit(StmtKind::TmaLoad, d->loc());
   load->cond = ok;
   load->rank = rank;

@@ -33,15 +33,19 @@ CROQ_DEVICE void init(std::uint64_t* bars, int n, std::uint32_t count, int tid) 
   for (int i = tid; i < n; i += static_cast<int>(blockDim.x)) mbarrier::init(bars + i, count);
 }
 
-// On sm_90 the threads of a warp that arrive together do so through one of
-// them, with their count, after a warp barrier that orders their accesses
-// before its release.
-CROQ_DEVICE void arrive(std::uint64_t* bar) {
-#if CROQ_SM90_ENABLED
+// The threads of a warp that arrive together arrive through one of them,
+// with their count, after a warp barrier that orders their accesses before
+// its release: the count for that thread, 0 for the others.
+CROQ_DEVICE std::uint32_t warp_arrivals() {
   const unsigned active = __activemask();
   __syncwarp(active);
-  if ((threadIdx.x % 32) == static_cast<unsigned>(__ffs(active) - 1))
-    mbarrier::arrive_count(bar, static_cast<std::uint32_t>(__popc(active)));
+  const bool leader = (threadIdx.x % 32) == static_cast<unsigned>(__ffs(active) - 1);
+  return leader ? static_cast<std::uint32_t>(__popc(active)) : 0u;
+}
+
+CROQ_DEVICE void arrive(std::uint64_t* bar) {
+#if CROQ_SM90_ENABLED
+  if (const std::uint32_t n = warp_arrivals()) mbarrier::arrive_count(bar, n);
 #else
   mbarrier::arrive(bar);
 #endif
@@ -52,12 +56,9 @@ CROQ_DEVICE void arrive(std::uint64_t* bar) {
 template <int Cluster>
 CROQ_DEVICE void arrive_cluster(std::uint64_t* bar) {
 #if CROQ_SM90_ENABLED
-  const unsigned active = __activemask();
-  __syncwarp(active);
-  if ((threadIdx.x % 32) == static_cast<unsigned>(__ffs(active) - 1)) {
+  if (const std::uint32_t n = warp_arrivals()) {
 #pragma unroll
-    for (int cta = 0; cta < Cluster; ++cta)
-      mbarrier::arrive_remote(bar, static_cast<std::uint32_t>(cta), static_cast<std::uint32_t>(__popc(active)));
+    for (int cta = 0; cta < Cluster; ++cta) mbarrier::arrive_remote(bar, static_cast<std::uint32_t>(cta), n);
   }
 #else
   CROQ_UNSUPPORTED_ARCH();
