@@ -205,6 +205,7 @@ llvm::StringRef scopeName(Scope s);
 /// Which operand an MMA fragment holds: A, B, the accumulator C, or E, the
 /// 2:4 metadata of a sparse A (one u32 register per thread and instruction).
 enum class FragRole : std::uint8_t { A, B, C, E };
+llvm::StringRef fragRoleName(FragRole r);
 
 /// A register tile of MMA atoms: `mt x nt` atoms of 16x8 (C), `mt x kt` of
 /// 16x16 (A) or `nt x kt` of 8x16 (B).
@@ -239,71 +240,18 @@ struct Fragment {
   std::int64_t accElements() const { return atomKBytes == 8 ? 8 : atomM / 4; }
 };
 
+/// The kind of a statement: one per operation, listed with the fields each
+/// reads in `kir/StmtKinds.def`.
 enum class StmtKind : std::uint8_t {
-  Block,          // body
-  For,            // var in [lo, hi) step; body; unroll
-  If,             // cond; body; elseBody
-  While,          // cond; body
-  Let,            // var = value (type); isMutable
-  Assign,         // var op= value
-  Store,          // buffer[index] op= value
-  Barrier,        // scope (Cta: __syncthreads, Warp: __syncwarp); a Cta barrier with `count` > 0 is
-                  // named barrier `count` over the `threads` threads of an `inthreads` region; a
-                  // Warpgroup barrier is named barrier `count` + (warpgroup index) over its 128 threads
-  Copy,           // dst <- src over `scope`; async; zfill
-  AsyncCommit,    // cp.async.commit_group
-  AsyncWait,      // cp.async.wait_group count (then a CTA barrier)
-  FragDecl,       // fragment
-  FragFill,       // fragment = value
-  FragStore,      // index (a FragElem: one accumulator element this thread holds) op= value
-  AtomLoad,       // fragment[i][j] <- tile (A or B atom), ldmatrix or element loads; an atom of a
-                  // warpgroup A fragment is 64 x 16, each warp loading its 16-row slab
-  AtomMma,        // c[i][j] += a[i][k] * b[j][k]
-  AtomStore,      // tile <- c[i][j] (warpgroup accumulators: c[i], 64 rows each)
-  FragUpdate,     // every element x of accumulator `frag` becomes x op value
-  AccScale,       // frag[i] += fragB[i] * src[row] * value for each element of the 64-row
-                  // warpgroup accumulator atom i (fragB: the K block's partial accumulator; rows
-                  // of `src` past its valid extent scale by zero)
-  WgmmaExec,      // frag (+)= A [M, K] * dst (B, [N, K]) in `count` steps of `step` K; A is the register
-                  // fragment `fragA` (RS mode) or, when that is null, the shared tile `src` (SS);
-                  // `transposed` / `transposedB`: the shared A / B tile is stored MN-major
-                  // ([K, M] / [K, N]); `async`: left in flight (no commit or wait)
-  TmaLoad,        // dst <- `count` boxes of dst.extents[0] x `k` of the tensor map `text` at
-                  // src.row0/col0 (box b at column src.col0 + b * k), into dst.buffer from element
-                  // `index` on, `value` elements apart, on mbarrier `var`,
-                  // issued by the thread whose `rank` is 0; `cond` true: TMA can be used, else `body`
-                  // (a plain copy) runs; `async`: the copy completes on an event whose trigger
-                  // arrives and expects its bytes, so the issue does not arrive
-  TmaWait,        // wait for mbarrier `var` phase `op` (when `cond`)
-  TmaStore,       // global box(es) at dst.row0/col0 <- src (shared, dense) through tensor map `text`,
-                  // by the thread whose `rank` is 0; `cond` true: TMA, else `body`
-  EventArrive,    // arrive on event `buffer`[index] (an mbarrier), every thread that runs it;
-                  // `count` > 0: the arrival also expects that
-                  // many bytes of TMA transactions (`cond`: TMA is used); `rank` non-null: only the
-                  // thread of rank 0 arrives
-  EventWait,      // wait for the phase of event `buffer`[index]: parity bit `index` of the thread's
-                  // phase mask `var`, flipped after the wait, or the explicit parity `value`
-  Fence,          // memory ordering of kind `fence` (FenceKind)
-  GridSync,       // every thread of the cooperative grid waits for all the others
-  WgmmaCommit,    // closes the group of WGMMAs issued so far (wgmma.commit_group)
-  WgmmaWait,      // waits until at most `count` WGMMA groups are in flight (wgmma.wait_group)
-  WgmmaFence,     // registers of atom `count` of fragment `frag` ordered before the next WGMMA
-                  // (wgmma.fence_operands)
-  MbarrierInit,   // the thread with tid_ 0 initialises mbarrier `buffer` for `count` arrivals
-  EventInit,      // events `buffer` (`count` mbarriers) initialised for `threads` arrivals per
-                  // phase; `text`: the event's name in the source
-  Eval,           // `value;`: an expression evaluated for its effect (a `call`, `x++`)
-  LocalArray,     // declares the local (register or stack) array of buffer `buffer`
-  BufferPointer,  // declares `buffer` (a Buffer::pointer), first pointing at the storage `src.buffer`
-  Rotate,         // the variables `args` (Var expressions) take each other's values: args[i] gets
-                  // args[i + 1]'s, the last the first's (`swap` of futures' pointers and counters)
-  Raw,            // the user's text copied through (__cpp__, asm)
-  Print,          // printf(text, args...): `text` is the format as a C string literal
-  Return,         // yield
-  Break,
-  Continue,
-  Comment,        // text
+#define KIR_STMT(Name, Keyword, Description) Name,
+#include "kir/StmtKinds.def"
 };
+
+/// How messages name a statement kind ("atom MMA").
+llvm::StringRef stmtKindName(StmtKind k);
+/// The word `--emit=kir` starts a statement of kind `k` with ("atom.mma").
+llvm::StringRef stmtKeyword(StmtKind k);
+
 
 struct Stmt {
   StmtKind kind = StmtKind::Block;

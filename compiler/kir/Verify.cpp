@@ -13,64 +13,6 @@ namespace croqc::kir {
 
 namespace {
 
-llvm::StringRef kindName(StmtKind k) {
-  switch (k) {
-    case StmtKind::Block: return "block";
-    case StmtKind::For: return "loop";
-    case StmtKind::If: return "if";
-    case StmtKind::While: return "while loop";
-    case StmtKind::Let: return "let";
-    case StmtKind::Assign: return "assignment";
-    case StmtKind::Store: return "store";
-    case StmtKind::Barrier: return "barrier";
-    case StmtKind::Copy: return "copy";
-    case StmtKind::AsyncCommit: return "async commit";
-    case StmtKind::AsyncWait: return "async wait";
-    case StmtKind::FragDecl: return "fragment declaration";
-    case StmtKind::FragFill: return "fragment fill";
-    case StmtKind::FragStore: return "accumulator element store";
-    case StmtKind::AtomLoad: return "atom load";
-    case StmtKind::AtomMma: return "atom MMA";
-    case StmtKind::AtomStore: return "atom store";
-    case StmtKind::FragUpdate: return "fragment update";
-    case StmtKind::AccScale: return "accumulator scale";
-    case StmtKind::WgmmaExec: return "WGMMA";
-    case StmtKind::TmaLoad: return "TMA load";
-    case StmtKind::TmaWait: return "TMA wait";
-    case StmtKind::TmaStore: return "TMA store";
-    case StmtKind::EventArrive: return "event arrival";
-    case StmtKind::EventWait: return "event wait";
-    case StmtKind::Fence: return "fence";
-    case StmtKind::GridSync: return "grid sync";
-    case StmtKind::WgmmaCommit: return "WGMMA commit";
-    case StmtKind::WgmmaWait: return "WGMMA wait";
-    case StmtKind::WgmmaFence: return "WGMMA operand fence";
-    case StmtKind::MbarrierInit: return "mbarrier initialisation";
-    case StmtKind::EventInit: return "event initialisation";
-    case StmtKind::Eval: return "expression statement";
-    case StmtKind::LocalArray: return "local array";
-    case StmtKind::BufferPointer: return "buffer pointer";
-    case StmtKind::Rotate: return "rotation";
-    case StmtKind::Raw: return "raw statement";
-    case StmtKind::Print: return "print";
-    case StmtKind::Return: return "return";
-    case StmtKind::Break: return "break";
-    case StmtKind::Continue: return "continue";
-    case StmtKind::Comment: return "comment";
-  }
-  return "statement";
-}
-
-llvm::StringRef roleName(FragRole r) {
-  switch (r) {
-    case FragRole::A: return "A";
-    case FragRole::B: return "B";
-    case FragRole::C: return "C";
-    case FragRole::E: return "E";
-  }
-  return "?";
-}
-
 std::string bufferName(const Buffer* b) { return b->name.empty() ? "<unnamed>" : b->name; }
 
 class Verifier {
@@ -191,7 +133,7 @@ class Verifier {
         need(s->count > 0 && s->k && s->index && s->value, "has no box count, box width or destination placement");
         need(s->src.row0 && s->src.col0, "has no source origin");
         if (tile(s->dst, "destination") && s->dst.buffer->space != Space::Shared)
-          problem("{0} copies into {1} buffer `{2}`; TMA writes shared memory", kindName(s->kind),
+          problem("{0} copies into {1} buffer `{2}`; TMA writes shared memory", stmtKindName(s->kind),
                   spaceName(s->dst.buffer->space), bufferName(s->dst.buffer));
         break;
       case StmtKind::TmaStore:
@@ -200,7 +142,7 @@ class Verifier {
         need(s->count > 0 && s->k, "has no box count or box width");
         need(s->dst.row0 && s->dst.col0, "has no destination origin");
         if (tile(s->src, "source") && s->src.buffer->space != Space::Shared)
-          problem("{0} reads {1} buffer `{2}`; TMA reads shared memory", kindName(s->kind),
+          problem("{0} reads {1} buffer `{2}`; TMA reads shared memory", stmtKindName(s->kind),
                   spaceName(s->src.buffer->space), bufferName(s->src.buffer));
         break;
       case StmtKind::TmaWait: need(!s->var.empty() && s->cond, "names no mbarrier or has no condition"); break;
@@ -218,10 +160,10 @@ class Verifier {
       case StmtKind::EventInit:
         if (need(s->buffer, "has no buffer")) {
           if (s->buffer->space != Space::Shared)
-            problem("{0} of `{1}` places it in {2} memory; mbarriers live in shared memory", kindName(s->kind),
+            problem("{0} of `{1}` places it in {2} memory; mbarriers live in shared memory", stmtKindName(s->kind),
                     bufferName(s->buffer), spaceName(s->buffer->space));
           if (!shared_.count(s->buffer))
-            problem("{0} of `{1}`, which is not among the kernel's shared buffers", kindName(s->kind), bufferName(s->buffer));
+            problem("{0} of `{1}`, which is not among the kernel's shared buffers", stmtKindName(s->kind), bufferName(s->buffer));
         }
         need(s->count > 0, "initialises no mbarrier (a count of 0)");
         if (s->kind == StmtKind::EventInit) need(s->threads > 0, "expects no arrivals per phase");
@@ -230,18 +172,18 @@ class Verifier {
       case StmtKind::LocalArray:
         if (need(s->buffer, "declares no buffer")) {
           if (s->buffer->space != Space::Local)
-            problem("{0} declares {1} buffer `{2}`", kindName(s->kind), spaceName(s->buffer->space), bufferName(s->buffer));
+            problem("{0} declares {1} buffer `{2}`", stmtKindName(s->kind), spaceName(s->buffer->space), bufferName(s->buffer));
           else if (s->buffer->totalElements() <= 0)
-            problem("{0} `{1}` has {2} elements; local buffers have a constant, positive size", kindName(s->kind),
+            problem("{0} `{1}` has {2} elements; local buffers have a constant, positive size", stmtKindName(s->kind),
                     bufferName(s->buffer), s->buffer->totalElements());
           declaredLocals_.insert(s->buffer);
         }
         break;
       case StmtKind::BufferPointer:
         if (need(s->buffer && s->src.buffer, "has no pointer or storage")) {
-          if (!s->buffer->pointer) problem("{0} declares `{1}`, which is not a pointer", kindName(s->kind), bufferName(s->buffer));
+          if (!s->buffer->pointer) problem("{0} declares `{1}`, which is not a pointer", stmtKindName(s->kind), bufferName(s->buffer));
           if (s->buffer->space != s->src.buffer->space || s->buffer->elem != s->src.buffer->elem)
-            problem("{0} `{1}` points at `{2}`, a buffer of another space or element type", kindName(s->kind),
+            problem("{0} `{1}` points at `{2}`, a buffer of another space or element type", stmtKindName(s->kind),
                     bufferName(s->buffer), bufferName(s->src.buffer));
           use(s->src.buffer);
           declaredPointers_.insert(s->buffer);
@@ -266,7 +208,7 @@ class Verifier {
     for (const Expr* e : s->fragIndex) expr(e);
     for (const Expr* e : s->args) expr(e);
     if (s->frag && !s->fragIndex.empty() && s->fragIndex.size() != s->frag->arrayDims.size())
-      problem("{0} indexes accumulator array `{1}` with {2} indices; it has {3} dimensions", kindName(s->kind),
+      problem("{0} indexes accumulator array `{1}` with {2} indices; it has {3} dimensions", stmtKindName(s->kind),
               s->frag->name, s->fragIndex.size(), s->frag->arrayDims.size());
     const Stmt* self = s;
     block(s->body);
@@ -276,7 +218,7 @@ class Verifier {
 
   void wgmma(const Stmt* s) {
     fragment(s->frag, "accumulator ", {FragRole::C});
-    if (s->frag && !s->frag->warpgroup) problem("{0} accumulates into `{1}`, which is not a warpgroup fragment", kindName(s->kind), s->frag->name);
+    if (s->frag && !s->frag->warpgroup) problem("{0} accumulates into `{1}`, which is not a warpgroup fragment", stmtKindName(s->kind), s->frag->name);
     if (s->fragA) fragment(s->fragA, "A operand ", {FragRole::A});
     else tile(s->src, "A operand");
     if (s->fragB) fragment(s->fragB, "metadata ", {FragRole::E});
@@ -287,34 +229,34 @@ class Verifier {
 
   void fragment(const Fragment* f, llvm::StringRef which, std::initializer_list<FragRole> roles) {
     if (!f) {
-      problem("{0} has no {1}fragment", kindName(stmt_->kind), which);
+      problem("{0} has no {1}fragment", stmtKindName(stmt_->kind), which);
       return;
     }
     if (std::find(roles.begin(), roles.end(), f->role) == roles.end())
-      problem("{0} uses {1}fragment `{2}`, whose role is {3}", kindName(stmt_->kind), which, f->name, roleName(f->role));
+      problem("{0} uses {1}fragment `{2}`, whose role is {3}", stmtKindName(stmt_->kind), which, f->name, fragRoleName(f->role));
   }
 
   /// Checks `t` and the buffer it points into; false when it has none.
   bool tile(const Tile& t, llvm::StringRef which) {
     if (!t.buffer) {
-      problem("{0}'s {1} tile has no buffer", kindName(stmt_->kind), which);
+      problem("{0}'s {1} tile has no buffer", stmtKindName(stmt_->kind), which);
       return false;
     }
     use(t.buffer);
     unsigned rank = t.rank();
     if (t.strides.size() != rank)
-      problem("{0}'s {1} tile of `{2}` has {3} dimensions and {4} strides", kindName(stmt_->kind), which,
+      problem("{0}'s {1} tile of `{2}` has {3} dimensions and {4} strides", stmtKindName(stmt_->kind), which,
               bufferName(t.buffer), rank, t.strides.size());
     if (!t.valid.empty() && t.valid.size() != rank)
-      problem("{0}'s {1} tile of `{2}` has {3} dimensions and {4} validity bounds", kindName(stmt_->kind), which,
+      problem("{0}'s {1} tile of `{2}` has {3} dimensions and {4} validity bounds", stmtKindName(stmt_->kind), which,
               bufferName(t.buffer), rank, t.valid.size());
     if (!t.runtimeExtents.empty() && t.runtimeExtents.size() != rank)
-      problem("{0}'s {1} tile of `{2}` has {3} dimensions and {4} run-time extents", kindName(stmt_->kind), which,
+      problem("{0}'s {1} tile of `{2}` has {3} dimensions and {4} run-time extents", stmtKindName(stmt_->kind), which,
               bufferName(t.buffer), rank, t.runtimeExtents.size());
     for (size_t d = 0; d < rank; ++d) {
       bool runtime = d < t.runtimeExtents.size() && t.runtimeExtents[d];
       if (t.extents[d] == 0 || (t.extents[d] < 0 && !runtime))
-        problem("{0}'s {1} tile of `{2}` has extent {3} in dimension {4}", kindName(stmt_->kind), which,
+        problem("{0}'s {1} tile of `{2}` has extent {3} in dimension {4}", stmtKindName(stmt_->kind), which,
                 bufferName(t.buffer), t.extents[d], d);
     }
     for (const Expr* e : {t.offset, t.inside, t.row0, t.col0}) expr(e);
@@ -329,7 +271,7 @@ class Verifier {
     if (b->pointer) {
       if (!declaredPointers_.count(b) && !unplacedReported_.count(b)) {
         unplacedReported_.insert(b);
-        problem("{0} uses pointer `{1}` before its declaration", kindName(stmt_->kind), bufferName(b));
+        problem("{0} uses pointer `{1}` before its declaration", stmtKindName(stmt_->kind), bufferName(b));
       }
       return;
     }
@@ -339,13 +281,13 @@ class Verifier {
         if (!shared_.count(b) && !unplacedReported_.count(b)) {
           unplacedReported_.insert(b);
           problem("{0} uses shared buffer `{1}`, which is not among the kernel's shared buffers (it has no place in shared memory)",
-                  kindName(stmt_->kind), bufferName(b));
+                  stmtKindName(stmt_->kind), bufferName(b));
         }
         return;
       case Space::Local:
         if (!declaredLocals_.count(b) && !unplacedReported_.count(b)) {
           unplacedReported_.insert(b);
-          problem("{0} uses local buffer `{1}` before its declaration", kindName(stmt_->kind), bufferName(b));
+          problem("{0} uses local buffer `{1}` before its declaration", stmtKindName(stmt_->kind), bufferName(b));
         }
         return;
     }
@@ -356,33 +298,33 @@ class Verifier {
     switch (e->kind) {
       case ExprKind::Unary:
       case ExprKind::Convert:
-        if (e->operands.size() != 1) problem("{0} holds a {1}-operand unary expression", kindName(stmt_->kind), e->operands.size());
+        if (e->operands.size() != 1) problem("{0} holds a {1}-operand unary expression", stmtKindName(stmt_->kind), e->operands.size());
         break;
       case ExprKind::Binary:
-        if (e->operands.size() != 2) problem("{0} holds a binary `{1}` of {2} operands", kindName(stmt_->kind), e->name, e->operands.size());
+        if (e->operands.size() != 2) problem("{0} holds a binary `{1}` of {2} operands", stmtKindName(stmt_->kind), e->name, e->operands.size());
         break;
       case ExprKind::Select:
-        if (e->operands.size() != 3) problem("{0} holds a selection of {1} operands", kindName(stmt_->kind), e->operands.size());
+        if (e->operands.size() != 3) problem("{0} holds a selection of {1} operands", stmtKindName(stmt_->kind), e->operands.size());
         break;
       case ExprKind::Load:
         if (!e->buffer || e->operands.size() != 1) {
-          problem("{0} holds a load without a buffer and one index", kindName(stmt_->kind));
+          problem("{0} holds a load without a buffer and one index", stmtKindName(stmt_->kind));
           return;
         }
         use(e->buffer);
         break;
       case ExprKind::FragElem:
-        if (!e->frag || e->operands.size() != 3) problem("{0} holds an accumulator element without its fragment and indices", kindName(stmt_->kind));
+        if (!e->frag || e->operands.size() != 3) problem("{0} holds an accumulator element without its fragment and indices", stmtKindName(stmt_->kind));
         else if (e->frag->role != FragRole::C)
-          problem("{0} reads an accumulator element of `{1}`, whose role is {2}", kindName(stmt_->kind), e->frag->name, roleName(e->frag->role));
+          problem("{0} reads an accumulator element of `{1}`, whose role is {2}", stmtKindName(stmt_->kind), e->frag->name, fragRoleName(e->frag->role));
         break;
       case ExprKind::Var:
-        if (e->name.empty()) problem("{0} holds a variable without a name", kindName(stmt_->kind));
+        if (e->name.empty()) problem("{0} holds a variable without a name", stmtKindName(stmt_->kind));
         break;
       default: break;
     }
     for (const Expr* o : e->operands) {
-      if (!o) problem("{0} holds an expression with a null operand", kindName(stmt_->kind));
+      if (!o) problem("{0} holds an expression with a null operand", stmtKindName(stmt_->kind));
       else expr(o);
     }
   }
@@ -507,7 +449,7 @@ class Verifier {
   // --- reporting -----------------------------------------------------------
 
   bool need(bool ok, llvm::StringRef what) {
-    if (!ok) problem("{0} {1}", stmt_ ? kindName(stmt_->kind) : "statement", what);
+    if (!ok) problem("{0} {1}", stmt_ ? stmtKindName(stmt_->kind) : "statement", what);
     return ok;
   }
 
