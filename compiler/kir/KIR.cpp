@@ -114,6 +114,30 @@ bool readsNonLocalMemory(const Expr* e) {
   return false;
 }
 
+namespace {
+
+void forEachBufferLoaded(const Expr* e, llvm::function_ref<void(const Buffer*)> fn) {
+  if (!e) return;
+  if (e->buffer) fn(e->buffer);
+  for (const Expr* o : e->operands) forEachBufferLoaded(o, fn);
+}
+
+}  // namespace
+
+void forEachBufferUse(const Stmt& s, llvm::function_ref<void(const Buffer*)> fn) {
+  if (s.kind == StmtKind::MbarrierInit || s.kind == StmtKind::EventInit || s.kind == StmtKind::BufferPointer) return;
+  if (s.buffer) fn(s.buffer);
+  for (const Expr* e : {s.lo, s.hi, s.cond, s.value, s.index}) forEachBufferLoaded(e, fn);
+  for (const Tile* t : {&s.dst, &s.src}) {
+    if (t->buffer) fn(t->buffer);
+    forEachBufferLoaded(t->offset, fn);
+    for (const Expr* e : t->valid) forEachBufferLoaded(e, fn);
+  }
+  for (const std::vector<Stmt*>* list : {&s.body, &s.elseBody})
+    for (const Stmt* c : *list)
+      if (c) forEachBufferUse(*c, fn);
+}
+
 std::int64_t knownMultiple(const Expr* e) {
   constexpr std::int64_t kCap = 1 << 20;
   if (!e) return 1;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SMLoc.h>
 
@@ -490,6 +491,19 @@ class Module {
   std::deque<Buffer> buffers_;
   std::deque<Fragment> fragments_;
 };
+
+/// Calls `fn` with every buffer statement `s`, or a statement inside it,
+/// uses in the sense of a shared buffer's lifetime (shared-memory placement
+/// and its check in `kir::verify`): the statement's `buffer`, the buffers of
+/// its `dst` and `src` tiles, and the buffers loaded in its `lo`, `hi`,
+/// `cond`, `value` and `index` and in its tiles' `offset` and `valid`. An
+/// mbarrier or event initialisation does not count, nor does a pointer
+/// declaration (nor anything inside them): mbarriers never share bytes, and
+/// placing them by their first wait or arrival keeps them after the tiles,
+/// whose offsets are aligned to up to 1024 bytes; a pointer to a future's
+/// storage touches none. Null statements inside are skipped; `fn` may see a
+/// buffer more than once.
+void forEachBufferUse(const Stmt& s, llvm::function_ref<void(const Buffer*)> fn);
 
 /// `--emit=kir`: the module as indented text, deterministic.
 void print(const Module& m, const llvm::SourceMgr& sm, llvm::raw_ostream& os);

@@ -368,7 +368,7 @@ class Verifier {
       const Stmt* s = k.body[i];
       if (s && s->kind == StmtKind::Barrier && s->scope == Scope::Cta && s->count == 0) barriers.push_back(static_cast<std::int64_t>(i));
       llvm::DenseSet<const Buffer*> used;
-      if (s) collect(s, used);
+      if (s) forEachBufferUse(*s, [&](const Buffer* b) { used.insert(b); });
       for (Placed& p : placed) {
         if (!used.count(p.b)) continue;
         if (p.first < 0) p.first = static_cast<std::int64_t>(i);
@@ -388,28 +388,6 @@ class Verifier {
                 bufferName(a.b), a.begin, a.end, bufferName(b.b), b.begin, b.end);
       }
     }
-  }
-
-  static void collectExpr(const Expr* e, llvm::DenseSet<const Buffer*>& out) {
-    if (!e) return;
-    if (e->buffer) out.insert(e->buffer);
-    for (const Expr* o : e->operands) collectExpr(o, out);
-  }
-
-  static void collect(const Stmt* s, llvm::DenseSet<const Buffer*>& out) {
-    if (s->kind == StmtKind::MbarrierInit || s->kind == StmtKind::EventInit || s->kind == StmtKind::BufferPointer)
-    return;
-    if (s->buffer) out.insert(s->buffer);
-    for (const Expr* e : {s->lo, s->hi, s->cond, s->value, s->index}) collectExpr(e, out);
-    for (const Tile* t : {&s->dst, &s->src}) {
-      if (t->buffer) out.insert(t->buffer);
-      collectExpr(t->offset, out);
-      for (const Expr* e : t->valid) collectExpr(e, out);
-    }
-    for (const Stmt* c : s->body)
-      if (c) collect(c, out);
-    for (const Stmt* c : s->elseBody)
-      if (c) collect(c, out);
   }
 
   // --- host wrappers -------------------------------------------------------

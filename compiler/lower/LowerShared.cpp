@@ -22,34 +22,6 @@ namespace croqc::lower {
 
 namespace {
 
-void collectExpr(const kir::Expr* e, llvm::DenseSet<const kir::Buffer*>& out) {
-  if (!e) return;
-  if (e->buffer) out.insert(e->buffer);
-  for (const kir::Expr* o : e->operands) collectExpr(o, out);
-}
-
-void collectTile(const kir::Tile& t, llvm::DenseSet<const kir::Buffer*>& out) {
-  if (t.buffer) out.insert(t.buffer);
-  collectExpr(t.offset, out);
-  for (const kir::Expr* e : t.valid) collectExpr(e, out);
-}
-
-/// Every buffer `s` (and the statements inside it) refers to. An mbarrier's
-/// initialisation in the kernel's prologue does not count: mbarriers never
-/// share bytes, and placing them by their first wait or arrival keeps them
-/// after the tiles, whose offsets are aligned to up to 1024 bytes. Nor does
-/// the declaration of a pointer to a future's storage, which touches none.
-void collect(const kir::Stmt* s, llvm::DenseSet<const kir::Buffer*>& out) {
-  if (s->kind == StmtKind::MbarrierInit || s->kind == StmtKind::EventInit || s->kind == StmtKind::BufferPointer)
-    return;
-  if (s->buffer) out.insert(s->buffer);
-  for (const kir::Expr* e : {s->lo, s->hi, s->cond, s->value, s->index}) collectExpr(e, out);
-  collectTile(s->dst, out);
-  collectTile(s->src, out);
-  for (const kir::Stmt* c : s->body) collect(c, out);
-  for (const kir::Stmt* c : s->elseBody) collect(c, out);
-}
-
 bool isCtaBarrier(const kir::Stmt* s) {
   // A named barrier orders only an `inthreads` region's threads.
   return s->kind == StmtKind::Barrier && s->scope == kir::Scope::Cta && s->count == 0;
@@ -76,7 +48,7 @@ void placeSharedBuffers(kir::Module& module, kir::Kernel& k) {
   }
   for (size_t i = 0; i < body.size(); ++i) {
     llvm::DenseSet<const kir::Buffer*> used;
-    collect(body[i], used);
+    kir::forEachBufferUse(*body[i], [&](const kir::Buffer* b) { used.insert(b); });
     for (Life& l : lives) {
       if (!used.count(l.buffer)) continue;
       if (l.first < 0) l.first = static_cast<std::int64_t>(i);
