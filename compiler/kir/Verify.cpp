@@ -65,7 +65,65 @@ class Verifier {
     }
     stmt_ = s;
     switch (s->kind) {
-      case StmtKind::Block: break;
+      case StmtKind::For:
+      case StmtKind::If:
+      case StmtKind::While:
+      case StmtKind::Let:
+      case StmtKind::Assign:
+      case StmtKind::Store:
+      case StmtKind::Eval:
+      case StmtKind::Print:
+      case StmtKind::Rotate: scalar(s); break;
+      case StmtKind::Copy:
+      case StmtKind::TmaLoad:
+      case StmtKind::TmaStore: copy(s); break;
+      case StmtKind::FragDecl:
+      case StmtKind::FragFill:
+      case StmtKind::FragUpdate:
+      case StmtKind::FragStore:
+      case StmtKind::AtomLoad:
+      case StmtKind::AtomMma:
+      case StmtKind::AtomStore:
+      case StmtKind::AccScale:
+      case StmtKind::WgmmaExec:
+      case StmtKind::WgmmaFence: fragmentOp(s); break;
+      case StmtKind::Barrier:
+      case StmtKind::AsyncWait:
+      case StmtKind::TmaWait:
+      case StmtKind::EventArrive:
+      case StmtKind::EventWait:
+      case StmtKind::WgmmaCommit:
+      case StmtKind::WgmmaWait:
+      case StmtKind::MbarrierInit:
+      case StmtKind::EventInit: synchronisation(s); break;
+      case StmtKind::LocalArray:
+      case StmtKind::BufferPointer: declaration(s); break;
+      // Kinds with no operands of their own to check.
+      case StmtKind::Block:
+      case StmtKind::AsyncCommit:
+      case StmtKind::Fence:
+      case StmtKind::GridSync:
+      case StmtKind::Raw:
+      case StmtKind::Return:
+      case StmtKind::Break:
+      case StmtKind::Continue:
+      case StmtKind::Comment: break;
+    }
+    for (const Expr* e : {s->lo, s->hi, s->cond, s->value, s->index, s->i, s->j, s->k}) expr(e);
+    for (const Expr* e : s->fragIndex) expr(e);
+    for (const Expr* e : s->args) expr(e);
+    if (s->frag && !s->fragIndex.empty() && s->fragIndex.size() != s->frag->arrayDims.size())
+      problem("{0} indexes accumulator array `{1}` with {2} indices; it has {3} dimensions", stmtKindName(s->kind),
+              s->frag->name, s->fragIndex.size(), s->frag->arrayDims.size());
+    const Stmt* self = s;
+    block(s->body);
+    block(s->elseBody);
+    stmt_ = self;
+  }
+
+  // Loops, conditionals, variables, stores and expression statements.
+  void scalar(const Stmt* s) {
+    switch (s->kind) {
       case StmtKind::For:
         need(!s->var.empty(), "has no induction variable");
         need(s->lo && s->hi, "has no bounds");
@@ -86,16 +144,51 @@ class Verifier {
         need(s->index, "has no index");
         need(s->value && !s->op.empty(), "has no value or operator");
         break;
-      case StmtKind::Barrier:
-        if (s->count > 0 && s->scope == Scope::Cta)
-          need(s->threads > 0 && s->threads % 32 == 0, "is a named barrier over a number of threads that is not whole warps");
+      case StmtKind::Eval: need(s->value, "has no expression"); break;
+      case StmtKind::Print: need(!s->text.empty(), "has no format"); break;
+      case StmtKind::Rotate:
+        need(s->args.size() >= 2 && std::all_of(s->args.begin(), s->args.end(),
+                                                  [](const Expr* a) { return a && a->kind == ExprKind::Var; }),
+             "does not name two or more variables");
         break;
+      default: break;
+    }
+  }
+
+  // Copies between tiles, by threads or by TMA.
+  void copy(const Stmt* s) {
+    switch (s->kind) {
       case StmtKind::Copy:
         need(s->threads > 0, "has no participating threads");
         tile(s->dst, "destination");
         tile(s->src, "source");
         break;
-      case StmtKind::AsyncWait: need(s->value, "has no group count"); break;
+      case StmtKind::TmaLoad:
+        need(!s->text.empty(), "names no tensor map");
+        need(!s->var.empty(), "names no mbarrier");
+        need(s->cond, "has no condition for using TMA");
+        need(s->count > 0 && s->k && s->index && s->value, "has no box count, box width or destination placement");
+        need(s->src.row0 && s->src.col0, "has no source origin");
+        if (tile(s->dst, "destination") && s->dst.buffer->space != Space::Shared)
+          problem("{0} copies into {1} buffer `{2}`; TMA writes shared memory", stmtKindName(s->kind),
+                  spaceName(s->dst.buffer->space), bufferName(s->dst.buffer));
+        break;
+      case StmtKind::TmaStore:
+        need(!s->text.empty(), "names no tensor map");
+        need(s->cond, "has no condition for using TMA");
+        need(s->count > 0 && s->k, "has no box count or box width");
+        need(s->dst.row0 && s->dst.col0, "has no destination origin");
+        if (tile(s->src, "source") && s->src.buffer->space != Space::Shared)
+          problem("{0} reads {1} buffer `{2}`; TMA reads shared memory", stmtKindName(s->kind),
+                  spaceName(s->src.buffer->space), bufferName(s->src.buffer));
+        break;
+      default: break;
+    }
+  }
+
+  // Fragments, MMA atoms and WGMMAs: the fragments' roles, atom indices and tiles.
+  void fragmentOp(const Stmt* s) {
+    switch (s->kind) {
       case StmtKind::FragDecl: need(s->frag, "declares no fragment"); break;
       case StmtKind::FragFill:
       case StmtKind::FragUpdate:
@@ -126,25 +219,19 @@ class Verifier {
         tile(s->src, "scale");
         break;
       case StmtKind::WgmmaExec: wgmma(s); break;
-      case StmtKind::TmaLoad:
-        need(!s->text.empty(), "names no tensor map");
-        need(!s->var.empty(), "names no mbarrier");
-        need(s->cond, "has no condition for using TMA");
-        need(s->count > 0 && s->k && s->index && s->value, "has no box count, box width or destination placement");
-        need(s->src.row0 && s->src.col0, "has no source origin");
-        if (tile(s->dst, "destination") && s->dst.buffer->space != Space::Shared)
-          problem("{0} copies into {1} buffer `{2}`; TMA writes shared memory", stmtKindName(s->kind),
-                  spaceName(s->dst.buffer->space), bufferName(s->dst.buffer));
+      case StmtKind::WgmmaFence: fragment(s->frag, "", {FragRole::A, FragRole::C}); break;
+      default: break;
+    }
+  }
+
+  // Barriers, waits, event arrivals and mbarrier initialisation.
+  void synchronisation(const Stmt* s) {
+    switch (s->kind) {
+      case StmtKind::Barrier:
+        if (s->count > 0 && s->scope == Scope::Cta)
+          need(s->threads > 0 && s->threads % 32 == 0, "is a named barrier over a number of threads that is not whole warps");
         break;
-      case StmtKind::TmaStore:
-        need(!s->text.empty(), "names no tensor map");
-        need(s->cond, "has no condition for using TMA");
-        need(s->count > 0 && s->k, "has no box count or box width");
-        need(s->dst.row0 && s->dst.col0, "has no destination origin");
-        if (tile(s->src, "source") && s->src.buffer->space != Space::Shared)
-          problem("{0} reads {1} buffer `{2}`; TMA reads shared memory", stmtKindName(s->kind),
-                  spaceName(s->src.buffer->space), bufferName(s->src.buffer));
-        break;
+      case StmtKind::AsyncWait: need(s->value, "has no group count"); break;
       case StmtKind::TmaWait: need(!s->var.empty() && s->cond, "names no mbarrier or has no condition"); break;
       case StmtKind::EventArrive: need(!s->text.empty(), "names no event"); break;
       case StmtKind::EventWait:
@@ -153,22 +240,27 @@ class Verifier {
         break;
       case StmtKind::WgmmaCommit: asyncWgmmaOpen_ = nullptr; break;
       case StmtKind::WgmmaWait: need(s->count >= 0, "waits for a negative number of groups"); break;
-      case StmtKind::WgmmaFence:
-        fragment(s->frag, "", {FragRole::A, FragRole::C});
-        break;
       case StmtKind::MbarrierInit:
-      case StmtKind::EventInit:
-        if (need(s->buffer, "has no buffer")) {
-          if (s->buffer->space != Space::Shared)
-            problem("{0} of `{1}` places it in {2} memory; mbarriers live in shared memory", stmtKindName(s->kind),
-                    bufferName(s->buffer), spaceName(s->buffer->space));
-          if (!shared_.count(s->buffer))
-            problem("{0} of `{1}`, which is not among the kernel's shared buffers", stmtKindName(s->kind), bufferName(s->buffer));
-        }
-        need(s->count > 0, "initialises no mbarrier (a count of 0)");
-        if (s->kind == StmtKind::EventInit) need(s->threads > 0, "expects no arrivals per phase");
-        break;
-      case StmtKind::Eval: need(s->value, "has no expression"); break;
+      case StmtKind::EventInit: mbarrierInit(s); break;
+      default: break;
+    }
+  }
+
+  void mbarrierInit(const Stmt* s) {
+    if (need(s->buffer, "has no buffer")) {
+      if (s->buffer->space != Space::Shared)
+        problem("{0} of `{1}` places it in {2} memory; mbarriers live in shared memory", stmtKindName(s->kind),
+                bufferName(s->buffer), spaceName(s->buffer->space));
+      if (!shared_.count(s->buffer))
+        problem("{0} of `{1}`, which is not among the kernel's shared buffers", stmtKindName(s->kind), bufferName(s->buffer));
+    }
+    need(s->count > 0, "initialises no mbarrier (a count of 0)");
+    if (s->kind == StmtKind::EventInit) need(s->threads > 0, "expects no arrivals per phase");
+  }
+
+  // Local arrays and pointers to storage: what later statements may use.
+  void declaration(const Stmt* s) {
+    switch (s->kind) {
       case StmtKind::LocalArray:
         if (need(s->buffer, "declares no buffer")) {
           if (s->buffer->space != Space::Local)
@@ -189,31 +281,8 @@ class Verifier {
           declaredPointers_.insert(s->buffer);
         }
         break;
-      case StmtKind::Print: need(!s->text.empty(), "has no format"); break;
-      case StmtKind::Rotate:
-        need(s->args.size() >= 2 && std::all_of(s->args.begin(), s->args.end(),
-                                                  [](const Expr* a) { return a && a->kind == ExprKind::Var; }),
-             "does not name two or more variables");
-        break;
-      case StmtKind::AsyncCommit:
-      case StmtKind::Fence:
-      case StmtKind::GridSync:
-      case StmtKind::Raw:
-      case StmtKind::Return:
-      case StmtKind::Break:
-      case StmtKind::Continue:
-      case StmtKind::Comment: break;
+      default: break;
     }
-    for (const Expr* e : {s->lo, s->hi, s->cond, s->value, s->index, s->i, s->j, s->k}) expr(e);
-    for (const Expr* e : s->fragIndex) expr(e);
-    for (const Expr* e : s->args) expr(e);
-    if (s->frag && !s->fragIndex.empty() && s->fragIndex.size() != s->frag->arrayDims.size())
-      problem("{0} indexes accumulator array `{1}` with {2} indices; it has {3} dimensions", stmtKindName(s->kind),
-              s->frag->name, s->fragIndex.size(), s->frag->arrayDims.size());
-    const Stmt* self = s;
-    block(s->body);
-    block(s->elseBody);
-    stmt_ = self;
   }
 
   void wgmma(const Stmt* s) {
