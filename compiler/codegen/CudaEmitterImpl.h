@@ -1,0 +1,77 @@
+// The CUDA emitter's printer class, shared by CudaEmitter.cpp (the module,
+// kernels and host wrappers) and CudaStmt.cpp (the statements of kernels and
+// of host code). Private to compiler/codegen.
+#pragma once
+
+#include <llvm/ADT/StringSet.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/SourceMgr.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/CudaEmitter.h"
+#include "kir/KIR.h"
+
+namespace croqc::codegen {
+
+class Emitter {
+ public:
+  Emitter(const llvm::SourceMgr& sm, const CudaEmitOptions& options) : sm_(sm), options_(options) {}
+
+  std::string run(const kir::Module& m);
+
+ private:
+  // ---- output with line counting ----
+  void line(llvm::StringRef text) {
+    out_.append(indent_ * 2, ' ');
+    out_ += text.str();
+    out_ += '\n';
+    lines_ += 1 + static_cast<unsigned>(text.count('\n'));
+  }
+  void raw(llvm::StringRef text) {
+    out_ += text.str();
+    lines_ += static_cast<unsigned>(text.count('\n'));
+  }
+  void backToOutput() { line(llvm::formatv("#line {0} \"{1}\"", lines_ + 2, options_.outputName).str()); }
+
+  unsigned lineOf(llvm::SMLoc loc) const { return loc.isValid() ? sm_.getLineAndColumn(loc).first : 0; }
+
+  // ---- the module, kernels and host wrappers (CudaEmitter.cpp) ----
+  void hostText(const kir::TopItem& item);
+  void kernel(const kir::Kernel& k);
+  void function(const kir::Function& f);
+  std::string runtimeSharedBytes(const kir::Kernel& k, llvm::StringRef function);
+  void launch(const kir::HostStmt& h, llvm::StringRef function);
+  void cooperativeLaunch(const kir::Kernel& k, const std::string& grid, const std::string& shared,
+                         const std::string& stream, const std::vector<std::string>& values);
+  void tensorMap(const kir::HostStmt& h);
+
+  // ---- statements (CudaStmt.cpp) ----
+  void stmt(const kir::Stmt* s);
+  void block(const std::vector<kir::Stmt*>& body);
+  void controlFlow(const kir::Stmt* s);
+  void scalar(const kir::Stmt* s);
+  void synchronisation(const kir::Stmt* s);
+  void fragmentOp(const kir::Stmt* s);
+  void ifStmt(const kir::Stmt* s);
+  static const kir::Stmt* elseIfArm(const kir::Stmt* s);
+  void copy(const kir::Stmt* s);
+  void tmaLoad(const kir::Stmt* s);
+  void tmaStore(const kir::Stmt* s);
+  void wgmmaExec(const kir::Stmt* s);
+  void atomLoad(const kir::Stmt* s);
+  void atomStore(const kir::Stmt* s);
+  std::string fragRef(const kir::Stmt* s);
+  void asyncAccumulatorFence(const kir::Fragment& f);
+
+  const llvm::SourceMgr& sm_;
+  const CudaEmitOptions& options_;
+  std::string out_;
+  unsigned lines_ = 0;
+  unsigned indent_ = 0;
+  /// The wrapper's device buffers (`croq::device_buffer`s), by name.
+  llvm::StringSet<> deviceBuffers_;
+};
+
+}  // namespace croqc::codegen
