@@ -87,6 +87,17 @@ class Lowerer {
   /// `buffer[index]` as a value (device code only).
   const Expr* loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where);
   void lowerKernel(const ast::ParallelStmt* root, const sema::KernelInfo& info);
+  /// The kernel's name, block size, grid and cluster.
+  void kernelLaunchShape(kir::Kernel& k, const ast::ParallelStmt* root, const sema::KernelInfo& info);
+  /// The kernel's parameters: the global buffers and the values the wrapper computes or receives.
+  void kernelParams(kir::Kernel& k);
+  /// Forgets the previous kernel's lowering state and runs the searches of `root` that lowering reads.
+  void resetKernelState(const ast::ParallelStmt* root, const sema::KernelInfo& info);
+  /// Completes the prologue once the body is lowered: the async-copy counter, the events' arrival
+  /// counts, the fence and barrier after mbarrier initialisation.
+  void finishPrologue(const kir::Kernel& k, llvm::SMLoc loc);
+  /// The wrapper's `tma_ok_N`, true when every tensor map could be made, passed to the kernel.
+  void tmaLaunchCondition(kir::Kernel& k);
   void lowerStmt(const ast::Stmt* s);
   void lowerBody(const ast::Stmt* s);
   void lowerCompound(const ast::CompoundStmt* c);
