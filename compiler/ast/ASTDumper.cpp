@@ -8,25 +8,11 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "ast/AST.h"
+#include "ast/ASTExprPrinter.h"
 
 namespace croqc::ast {
 
 namespace {
-
-void printList(llvm::ArrayRef<Expr*> items, llvm::raw_ostream& os) {
-  bool first = true;
-  for (const Expr* e : items) {
-    if (!first) os << ", ";
-    first = false;
-    printExpr(e, os);
-  }
-}
-
-void printQuoted(llvm::StringRef s, llvm::raw_ostream& os) {
-  os << '"';
-  llvm::printEscapedString(s, os);
-  os << '"';
-}
 
 class Dumper {
  public:
@@ -63,7 +49,7 @@ class Dumper {
   void children(llvm::ArrayRef<Expr*> list, llvm::StringRef label) {
     if (list.empty()) return;
     os_.indent(indent_ * 2) << label << ": ";
-    printList(list, os_);
+    printExprList(list, os_);
     os_ << "\n";
   }
 
@@ -77,7 +63,7 @@ class Dumper {
       case TypeRef::Kind::Scalar: os_ << tokenKindSpelling(t.elem); return;
       case TypeRef::Kind::Spanned:
         os_ << tokenKindSpelling(t.elem) << " [";
-        printList(t.dims, os_);
+        printExprList(t.dims, os_);
         os_ << "]";
         return;
       case TypeRef::Kind::RankedSpan: os_ << tokenKindSpelling(t.elem) << " mdspan<" << t.rank << ">"; return;
@@ -175,7 +161,7 @@ class Dumper {
       if (!a.sub.empty()) os_ << " " << a.sub;
       if (!a.args.empty()) {
         os_ << "(";
-        printList(a.args, os_);
+        printExprList(a.args, os_);
         os_ << ")";
       }
       os_ << "\n";
@@ -282,7 +268,7 @@ class Dumper {
       case NodeKind::PrintStmt: {
         const auto* p = llvm::cast<PrintStmt>(s);
         os_ << " " << (p->newline ? "println" : "print") << (p->compileTime ? "!" : "") << "(";
-        printList(p->args, os_);
+        printExprList(p->args, os_);
         os_ << ")\n";
         return;
       }
@@ -349,7 +335,7 @@ class Dumper {
         const auto* d = llvm::cast<SpannedDeclStmt>(s);
         if (d->storage != Storage::None) os_ << " " << storageName(d->storage);
         os_ << " " << tokenKindSpelling(d->elem) << " [";
-        printList(d->dims, os_);
+        printExprList(d->dims, os_);
         os_ << "]\n";
         ++indent_;
         declarators(d->decls);
@@ -359,7 +345,7 @@ class Dumper {
       case NodeKind::FragDeclStmt: {
         const auto* d = llvm::cast<FragDeclStmt>(s);
         os_ << " " << tokenKindSpelling(d->elem) << " [";
-        printList(d->dims, os_);
+        printExprList(d->dims, os_);
         os_ << "]\n";
         ++indent_;
         declarators(d->decls);
@@ -403,7 +389,7 @@ class Dumper {
           }
           os_ << " by ";
           if (b.bracketed) os_ << "[";
-          printList(b.extents, os_);
+          printExprList(b.extents, os_);
           if (b.bracketed) os_ << "]";
           if (b.level != ParallelLevel::None) os_ << " : " << parallelLevelName(b.level);
           if (!b.levelTag.empty()) os_ << "(" << b.levelTag << ")";
@@ -504,7 +490,7 @@ class Dumper {
           os_ << " " << tokenKindSpelling(m.kind);
           if (!m.args.empty()) {
             os_ << "<";
-            printList(m.args, os_);
+            printExprList(m.args, os_);
             os_ << ">";
           }
         }
@@ -597,7 +583,7 @@ class Dumper {
       case NodeKind::FragOpStmt: {
         const auto* f = llvm::cast<FragOpStmt>(s);
         os_ << " " << tokenKindSpelling(f->op) << "(";
-        printList(f->args, os_);
+        printExprList(f->args, os_);
         os_ << ")\n";
         return;
       }
@@ -610,17 +596,17 @@ class Dumper {
     switch (s->kind()) {
       case NodeKind::WaitStmt:
         os_ << " ";
-        printList(llvm::cast<WaitStmt>(s)->targets, os_);
+        printExprList(llvm::cast<WaitStmt>(s)->targets, os_);
         os_ << "\n";
         return;
       case NodeKind::TriggerStmt: {
         const auto* t = llvm::cast<TriggerStmt>(s);
         if (t->level != ParallelLevel::None) os_ << " ." << parallelLevelName(t->level);
         os_ << " ";
-        printList(t->targets, os_);
+        printExprList(t->targets, os_);
         if (!t->after.empty()) {
           os_ << " after ";
-          printList(t->after, os_);
+          printExprList(t->after, os_);
         }
         os_ << "\n";
         return;
@@ -628,7 +614,7 @@ class Dumper {
       case NodeKind::SwapStmt: {
         const auto* sw = llvm::cast<SwapStmt>(s);
         os_ << (sw->rotate ? " rotate " : " swap ");
-        printList(sw->names, os_);
+        printExprList(sw->names, os_);
         os_ << "\n";
         return;
       }
@@ -664,155 +650,6 @@ class Dumper {
 };
 
 }  // namespace
-
-void printExpr(const Expr* e, llvm::raw_ostream& os) {
-  if (!e) {
-    os << "<null>";
-    return;
-  }
-  switch (e->kind()) {
-    case NodeKind::IntLiteralExpr: {
-      const auto* i = llvm::cast<IntLiteralExpr>(e);
-      os << (i->negative ? "-" : "") << i->spelling;
-      return;
-    }
-    case NodeKind::FloatLiteralExpr: {
-      const auto* f = llvm::cast<FloatLiteralExpr>(e);
-      os << (f->negative ? "-" : "") << f->spelling;
-      return;
-    }
-    case NodeKind::BoolLiteralExpr: os << (llvm::cast<BoolLiteralExpr>(e)->value ? "true" : "false"); return;
-    case NodeKind::NullptrLiteralExpr: os << "nullptr"; return;
-    case NodeKind::StringLiteralExpr: printQuoted(llvm::cast<StringLiteralExpr>(e)->value, os); return;
-    case NodeKind::NameExpr: os << llvm::cast<NameExpr>(e)->name; return;
-    case NodeKind::WildcardExpr: os << "_"; return;
-    case NodeKind::DynamicDimExpr: os << (llvm::cast<DynamicDimExpr>(e)->unbounded ? "??" : "?"); return;
-    case NodeKind::ElementTypeExpr: os << tokenKindSpelling(llvm::cast<ElementTypeExpr>(e)->type); return;
-    case NodeKind::UnaryExpr: {
-      const auto* u = llvm::cast<UnaryExpr>(e);
-      os << "(" << tokenKindSpelling(u->op);
-      printExpr(u->operand, os);
-      os << ")";
-      return;
-    }
-    case NodeKind::PostfixExpr: {
-      const auto* p = llvm::cast<PostfixExpr>(e);
-      os << "(";
-      printExpr(p->operand, os);
-      os << tokenKindSpelling(p->op) << ")";
-      return;
-    }
-    case NodeKind::BinaryExpr: {
-      const auto* b = llvm::cast<BinaryExpr>(e);
-      os << "(";
-      printExpr(b->lhs, os);
-      os << " " << tokenKindSpelling(b->op) << " ";
-      printExpr(b->rhs, os);
-      os << ")";
-      return;
-    }
-    case NodeKind::ConditionalExpr: {
-      const auto* c = llvm::cast<ConditionalExpr>(e);
-      os << "(";
-      printExpr(c->cond, os);
-      os << " ? ";
-      printExpr(c->then, os);
-      os << " : ";
-      printExpr(c->otherwise, os);
-      os << ")";
-      return;
-    }
-    case NodeKind::ItupleExpr:
-      os << "{";
-      printList(llvm::cast<ItupleExpr>(e)->elements, os);
-      os << "}";
-      return;
-    case NodeKind::MdspanExpr:
-      os << "[";
-      printList(llvm::cast<MdspanExpr>(e)->dims, os);
-      os << "]";
-      return;
-    case NodeKind::MemberExpr: {
-      const auto* m = llvm::cast<MemberExpr>(e);
-      printExpr(m->base, os);
-      os << tokenKindSpelling(m->member);
-      return;
-    }
-    case NodeKind::MethodExpr: {
-      const auto* m = llvm::cast<MethodExpr>(e);
-      printExpr(m->base, os);
-      os << tokenKindSpelling(m->method) << "(";
-      printList(m->args, os);
-      if (m->hasStrides) {
-        os << " : ";
-        printList(m->strides, os);
-      }
-      os << ")";
-      return;
-    }
-    case NodeKind::ElementOfExpr: {
-      const auto* el = llvm::cast<ElementOfExpr>(e);
-      printExpr(el->base, os);
-      os << "(";
-      printList(el->args, os);
-      os << ")";
-      return;
-    }
-    case NodeKind::RangeExpr: {
-      const auto* r = llvm::cast<RangeExpr>(e);
-      if (r->lo) printExpr(r->lo, os);
-      os << ":";
-      if (r->hi) printExpr(r->hi, os);
-      if (r->step) {
-        os << ":";
-        printExpr(r->step, os);
-      }
-      return;
-    }
-    case NodeKind::SubscriptExpr: {
-      const auto* s = llvm::cast<SubscriptExpr>(e);
-      printExpr(s->base, os);
-      os << "[";
-      printList(s->indices, os);
-      os << "]";
-      return;
-    }
-    case NodeKind::CallExpr: {
-      const auto* c = llvm::cast<CallExpr>(e);
-      if (c->viaCallKeyword) os << "call ";
-      os << c->callee;
-      if (c->hasTemplateArgs) {
-        os << "<";
-        printList(c->templateArgs, os);
-        os << ">";
-      }
-      os << "(";
-      printList(c->args, os);
-      os << ")";
-      return;
-    }
-    case NodeKind::CastExpr: {
-      const auto* c = llvm::cast<CastExpr>(e);
-      os << "__to<";
-      if (c->type != TokenKind::eof) os << tokenKindSpelling(c->type);
-      else printQuoted(c->cxxType, os);
-      os << ">(";
-      printExpr(c->operand, os);
-      os << ")";
-      return;
-    }
-    case NodeKind::SizeOfExpr:
-      os << "|";
-      printExpr(llvm::cast<SizeOfExpr>(e)->operand, os);
-      os << "|";
-      return;
-#define STMT(Name) case NodeKind::Name##Stmt:
-#define TOP(Name) case NodeKind::Name:
-#include "ast/ASTNodes.def"
-      os << "<not an expression>";
-      return;
-  }
-}
 
 void dumpAST(const Program& program, const llvm::SourceMgr& sm, llvm::raw_ostream& os) {
   Dumper(sm, os).program(program);

@@ -1,6 +1,7 @@
 // `--emit=ast`: a stable, deterministic, indented dump of the AST. Statements
 // and declarations are tree nodes with their `line:col`; expressions are
-// printed on one line, fully parenthesised, so precedence is visible.
+// printed on one line, fully parenthesised, so precedence is visible
+// (ASTExprPrinter.h).
 #pragma once
 
 namespace llvm {
@@ -10,12 +11,8 @@ class SourceMgr;
 
 namespace croqc::ast {
 
-class Expr;
 class Program;
 
 void dumpAST(const Program& program, const llvm::SourceMgr& sm, llvm::raw_ostream& os);
-
-/// Prints one expression in the dump's notation (also used in diagnostics).
-void printExpr(const Expr* expr, llvm::raw_ostream& os);
 
 }  // namespace croqc::ast

@@ -29,7 +29,7 @@
 
 #include <llvm/Support/raw_ostream.h>
 
-#include "ast/ASTDumper.h"
+#include "ast/ASTExprPrinter.h"
 #include "lower/MmaPatterns.h"
 #include "target/ElementTypes.h"
 

@@ -2,7 +2,6 @@
 // casts and `sizeof` (spec sections 4.7, 6).
 #include <llvm/Support/raw_ostream.h>
 
-#include "ast/ASTDumper.h"
 #include "sema/SemaImpl.h"
 
 namespace croqc::sema {

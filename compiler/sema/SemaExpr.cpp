@@ -3,7 +3,7 @@
 // Calls, casts and `sizeof` are in SemaCall.cpp.
 #include <llvm/Support/raw_ostream.h>
 
-#include "ast/ASTDumper.h"
+#include "ast/ASTExprPrinter.h"
 #include "sema/SemaImpl.h"
 
 namespace croqc::sema {
