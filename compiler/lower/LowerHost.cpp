@@ -47,98 +47,109 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
   else
     function_->returnType = kir::cxxTypeName(scalarTypeOf(rt));
 
-  auto hostStmt = [&](kir::HostStmt::Kind k, std::string text, std::string message = {}) -> kir::HostStmt& {
-    kir::HostStmt h;
-    h.kind = k;
-    h.text = std::move(text);
-    h.message = std::move(message);
-    function_->wrapper.push_back(std::move(h));
-    return function_->wrapper.back();
-  };
-
   // Parameters: the wrapper's signature, then the values of every shape
   // symbol, the entry checks and the device copies of host parameters.
   llvm::DenseMap<const sym::SymExpr*, std::string> dimSource;
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    const Param& p = fn.params[i];
-    const sema::Symbol* s = nullptr;
-    for (const sema::Symbol* q : info.params)
-      if (q->paramIndex == static_cast<int>(i)) s = q;
-    std::string name = p.name.empty() ? "unnamed_" + std::to_string(i) : p.name.str();
-    if (!s) {
-      function_->params.push_back("int " + name);
-      continue;
-    }
-    names_[s] = name;
-    const sema::Type& t = s->type;
-    switch (t.kind) {
-      case sema::TypeKind::Data: {
-        function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
-        for (size_t d = 0; d < t.shape.size(); ++d) {
-          const sym::SymExpr* dim = t.shape[d];
-          std::string read = llvm::formatv("static_cast<int>({0}.shape()[{1}])", name, d).str();
-          if (const auto* se = llvm::dyn_cast<sym::SymbolExpr>(dim)) {
-            auto it = dimSource.find(dim);
-            if (it == dimSource.end()) {
-              std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
-              dimSource[dim] = var;
-              symValues_[dim] = m().var(var);
-              kir::HostStmt& let = hostStmt(kir::HostStmt::Kind::Let, read);
-              let.var = var;
-              let.type = kir::ScalarType::integer();
-              if (options_.entryChecks)
-                hostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
-                         llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
-            } else if (options_.entryChecks) {
-              hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + it->second,
-                       llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}",
-                                     it->second, name, d)
-                           .str());
-            }
-            continue;
-          }
-          if (options_.entryChecks) {
-            std::string expected = printExpr(lowerSym(dim, p.range.Start));
-            hostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + expected,
-                     llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
-          }
-        }
-        kir::Buffer* b = makeBuffer(s, kir::Space::Global, t.elem, t.shape, {}, p.range.Start);
-        globalBuffers_.push_back(b);
-        if (t.hostParam) {
-          b->name = name + "_dev";
-          kir::HostStmt& h = hostStmt(kir::HostStmt::Kind::AllocDevice, "");
-          h.buffer = b;
-          h.from = name;
-          h.stream = function_->stream;
-        } else {
-          b->name = name + "_ptr";
-          kir::HostStmt& h = hostStmt(kir::HostStmt::Kind::DataPointer, "");
-          h.buffer = b;
-          h.from = name;
-        }
-        break;
-      }
-      case sema::TypeKind::Int:
-        function_->params.push_back("int " + name);
-        bindValue(s, m().var(name));
-        break;
-      case sema::TypeKind::Element:
-        function_->params.push_back(kir::cxxElementType(t.elem) + " " + name);
-        bindValue(s, m().var(name, kir::ScalarType::element(t.elem)));
-        break;
-      case sema::TypeKind::Bool:
-        function_->params.push_back("bool " + name);
-        bindValue(s, m().var(name, kir::ScalarType::boolean()));
-        break;
-      case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
-      default: unreachable("a parameter of a type croqc does not pass to kernels");
-    }
-  }
+  for (size_t i = 0; i < fn.params.size(); ++i) lowerWrapperParam(fn, i, info, dimSource);
 
   // The body: host statements and one kernel per top-level parallel.
   for (const ast::Stmt* s : fn.body->body) lowerHostStmt(s);
 
+  finishWrapper(fn);
+  function_ = nullptr;
+}
+
+kir::HostStmt& Lowerer::appendHostStmt(kir::HostStmt::Kind k, std::string text, std::string message) {
+  kir::HostStmt h;
+  h.kind = k;
+  h.text = std::move(text);
+  h.message = std::move(message);
+  function_->wrapper.push_back(std::move(h));
+  return function_->wrapper.back();
+}
+
+void Lowerer::lowerWrapperParam(const CoFunction& fn, size_t i, const sema::FunctionInfo& info,
+                                llvm::DenseMap<const sym::SymExpr*, std::string>& dimSource) {
+  const Param& p = fn.params[i];
+  const sema::Symbol* s = nullptr;
+  for (const sema::Symbol* q : info.params)
+    if (q->paramIndex == static_cast<int>(i)) s = q;
+  std::string name = p.name.empty() ? "unnamed_" + std::to_string(i) : p.name.str();
+  if (!s) {
+    function_->params.push_back("int " + name);
+    return;
+  }
+  names_[s] = name;
+  const sema::Type& t = s->type;
+  switch (t.kind) {
+    case sema::TypeKind::Data: lowerDataParam(p, s, name, dimSource); break;
+    case sema::TypeKind::Int:
+      function_->params.push_back("int " + name);
+      bindValue(s, m().var(name));
+      break;
+    case sema::TypeKind::Element:
+      function_->params.push_back(kir::cxxElementType(t.elem) + " " + name);
+      bindValue(s, m().var(name, kir::ScalarType::element(t.elem)));
+      break;
+    case sema::TypeKind::Bool:
+      function_->params.push_back("bool " + name);
+      bindValue(s, m().var(name, kir::ScalarType::boolean()));
+      break;
+    case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
+    default: unreachable("a parameter of a type croqc does not pass to kernels");
+  }
+}
+
+void Lowerer::lowerDataParam(const Param& p, const sema::Symbol* s, const std::string& name,
+                             llvm::DenseMap<const sym::SymExpr*, std::string>& dimSource) {
+  const sema::Type& t = s->type;
+  function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    const sym::SymExpr* dim = t.shape[d];
+    std::string read = llvm::formatv("static_cast<int>({0}.shape()[{1}])", name, d).str();
+    if (const auto* se = llvm::dyn_cast<sym::SymbolExpr>(dim)) {
+      auto it = dimSource.find(dim);
+      if (it == dimSource.end()) {
+        std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
+        dimSource[dim] = var;
+        symValues_[dim] = m().var(var);
+        kir::HostStmt& let = appendHostStmt(kir::HostStmt::Kind::Let, read);
+        let.var = var;
+        let.type = kir::ScalarType::integer();
+        if (options_.entryChecks)
+          appendHostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
+                         llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
+      } else if (options_.entryChecks) {
+        appendHostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + it->second,
+                       llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}",
+                                     it->second, name, d)
+                           .str());
+      }
+      continue;
+    }
+    if (options_.entryChecks) {
+      std::string expected = printExpr(lowerSym(dim, p.range.Start));
+      appendHostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + expected,
+                     llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
+    }
+  }
+  kir::Buffer* b = makeBuffer(s, kir::Space::Global, t.elem, t.shape, {}, p.range.Start);
+  globalBuffers_.push_back(b);
+  if (t.hostParam) {
+    b->name = name + "_dev";
+    kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::AllocDevice, "");
+    h.buffer = b;
+    h.from = name;
+    h.stream = function_->stream;
+  } else {
+    b->name = name + "_ptr";
+    kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::DataPointer, "");
+    h.buffer = b;
+    h.from = name;
+  }
+}
+
+void Lowerer::finishWrapper(const CoFunction& fn) {
   // Device memory the wrapper allocated is freed on its stream, and host
   // parameters the kernels wrote are copied back on it: after the work on
   // every other stream.
@@ -174,7 +185,6 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
       }
     }
   }
-  function_ = nullptr;
 }
 
 void Lowerer::lowerHostStmt(const ast::Stmt* s) {

@@ -69,6 +69,20 @@ class Lowerer {
  private:
   // ---- Functions, wrappers, statements (Lower.cpp) ----
   void lowerFunction(const ast::CoFunction& fn, const sema::FunctionInfo& info);
+  /// Appends a statement of `kind` to the wrapper of the function being lowered.
+  kir::HostStmt& appendHostStmt(kir::HostStmt::Kind kind, std::string text, std::string message = {});
+  /// Parameter `i` of `fn`: its place in the wrapper's signature and the value kernels read.
+  void lowerWrapperParam(const ast::CoFunction& fn, size_t i, const sema::FunctionInfo& info,
+                         llvm::DenseMap<const sym::SymExpr*, std::string>& dimSource);
+  /// A spanned parameter: the wrapper reads its dimensions (the first parameter with a symbolic
+  /// dimension names it, in `dimSource`; later ones are checked against it), checks its shape, and
+  /// passes its device data, copied in when it is host data.
+  void lowerDataParam(const ast::Param& p, const sema::Symbol* s, const std::string& name,
+                      llvm::DenseMap<const sym::SymExpr*, std::string>& dimSource);
+  /// After the body: the wrapper's stream waits for the other streams' work when it frees device
+  /// memory, tensor maps of tensors nothing writes may be staged, and the host parameters kernels
+  /// wrote are copied back.
+  void finishWrapper(const ast::CoFunction& fn);
   void lowerHostStmt(const ast::Stmt* s);
   /// Scalar host code (integers, conditions, loops, print) as KIR statements
   /// the wrapper runs.
@@ -310,6 +324,13 @@ class Lowerer {
 
   // ---- TMA on sm_90a (LowerTma.cpp) ----
   void lowerTma(const ast::DmaStmt* d);
+  /// The destination of a TMA load: the tile `d` names, or the new shared storage of `future`.
+  std::optional<kir::Tile> tmaLoadDestination(const ast::DmaStmt* d, const kir::Tile& src,
+                                              const sema::Symbol* future);
+  /// The mbarrier of an asynchronous TMA future, `bar`, a pointer that `swap` exchanges, to its
+  /// own storage, with the counter of its phases.
+  void declareFutureMbarrier(const sema::Symbol* future, const std::string& bar, const std::string& phase,
+                             llvm::SMLoc loc);
   /// A `tma.copy` between tiles that are not both 2-D: warned about, and
   /// lowered as the plain copy it stands for (as on the CPU target).
   bool tmaCopyIsPlain(const ast::DmaStmt* d);

@@ -275,22 +275,8 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   if (!d->future.empty())
     if (auto decls = sema_.declarations.find(d); decls != sema_.declarations.end() && !decls->second.empty())
       future = decls->second.front();
-  std::optional<kir::Tile> dst;
-  if (d->dest) {
-    dst = lowerTile(d->dest, "the TMA destination");
-    if (!dst) return;
-  } else if (future) {
-    for (std::int64_t e : src->extents)
-      if (e <= 0) {
-        unreachable("a TMA copy into new storage of a tile whose shape is known only at run time");
-      }
-    tmaDests_.insert(future);
-    dst = futureTile(future, Storage::Shared, *src, d->loc());
-    if (!dst) return;
-  } else {
-    unsupported(DiagKind::err_unsupported_unnamed_tma_new_storage, d->range());
-    return;
-  }
+  std::optional<kir::Tile> dst = tmaLoadDestination(d, *src, future);
+  if (!dst) return;
   std::optional<TmaSharedBoxes> box = planTmaShared(*dst, d->dest ? d->dest : d->source);
   if (!box || !settleTmaGlobalTile(*src, *box, d->source)) return;
   const kir::Buffer* db = dst->buffer;
@@ -330,23 +316,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   } else if (async) {
     bar = nameFor(future) + "_bar";
     phase = nameFor(future) + "_phase";
-    if (!tmaFutures_.count(future)) {
-      tmaFutures_.insert(future);
-      // The future's mbarrier is named through a pointer, which `swap`
-      // exchanges with the other futures' ones.
-      kir::Buffer* storage = newMbarrier(future->name + "_mbar");
-      kir::Buffer* alias = m().buffer();
-      *alias = *storage;
-      alias->name = bar;
-      alias->pointer = true;
-      std::vector<Stmt*>* saved = out_;
-      out_ = &prologue_;
-      Stmt* ptr = emit(StmtKind::BufferPointer, d->loc());
-      ptr->buffer = alias;
-      ptr->src.buffer = storage;
-      out_ = saved;
-      declareCounter(phase, d->loc());
-    }
+    if (!tmaFutures_.count(future)) declareFutureMbarrier(future, bar, phase, d->loc());
   } else {
     bar = newMbarrier("mbar")->name;
     phase = bar + "_phase";
@@ -399,6 +369,40 @@ void Lowerer::lowerTma(const DmaStmt* d) {
     wait->op = phase;
     barrier(kir::Scope::Cta, d->loc());
   }
+}
+
+std::optional<kir::Tile> Lowerer::tmaLoadDestination(const DmaStmt* d, const kir::Tile& src,
+                                                      const sema::Symbol* future) {
+  if (d->dest) return lowerTile(d->dest, "the TMA destination");
+  if (future) {
+    for (std::int64_t e : src.extents)
+      if (e <= 0) {
+        unreachable("a TMA copy into new storage of a tile whose shape is known only at run time");
+      }
+    tmaDests_.insert(future);
+    return futureTile(future, Storage::Shared, src, d->loc());
+  }
+  unsupported(DiagKind::err_unsupported_unnamed_tma_new_storage, d->range());
+  return std::nullopt;
+}
+
+void Lowerer::declareFutureMbarrier(const sema::Symbol* future, const std::string& bar, const std::string& phase,
+                                    llvm::SMLoc loc) {
+  tmaFutures_.insert(future);
+  // The future's mbarrier is named through a pointer, which `swap`
+  // exchanges with the other futures' ones.
+  kir::Buffer* storage = newMbarrier(future->name + "_mbar");
+  kir::Buffer* alias = m().buffer();
+  *alias = *storage;
+  alias->name = bar;
+  alias->pointer = true;
+  std::vector<Stmt*>* saved = out_;
+  out_ = &prologue_;
+  Stmt* ptr = emit(StmtKind::BufferPointer, loc);
+  ptr->buffer = alias;
+  ptr->src.buffer = storage;
+  out_ = saved;
+  declareCounter(phase, loc);
 }
 
 bool Lowerer::hasMulticast(const DmaStmt* d) {
