@@ -365,107 +365,8 @@ Type Checker::checkBinary(const BinaryExpr* b) {
     return t;
   }
   // Shapes and tuples: element-wise with an int, ituple or mdspan of equal rank.
-  if (lhs.kind == TypeKind::Mdspan || lhs.kind == TypeKind::Ituple) {
-    if (isComparison(op)) return Type::simple(TypeKind::Bool);
-    SymList left = lhs.kind == TypeKind::Mdspan ? lhs.shape : lhs.values;
-    SymList right;
-    if (rhs.isIntegral()) {
-      right.assign(left.size(), rhs.values.empty() ? unknown() : rhs.values[0]);
-    } else if (rhs.kind == TypeKind::Mdspan || rhs.kind == TypeKind::Ituple) {
-      right = rhs.kind == TypeKind::Mdspan ? rhs.shape : rhs.values;
-    } else {
-      report(b->range(), DiagKind::err_operand_type, tokenKindSpelling(op), describe(rhs));
-      return Type::error();
-    }
-    if (left.size() != right.size()) {
-      report(b->range(), DiagKind::err_shape_op_mismatch, tokenKindSpelling(op), printShape(left), printShape(right));
-      return Type::error();
-    }
-    Type t = lhs;
-    SymList out;
-    for (size_t i = 0; i < left.size(); ++i) {
-      const SymExpr *l = left[i], *r = right[i];
-      switch (op) {
-        case TokenKind::plus: out.push_back(sym().add(l, r)); break;
-        case TokenKind::minus: out.push_back(sym().sub(l, r)); break;
-        case TokenKind::star: out.push_back(sym().mul(l, r)); break;
-        case TokenKind::slash: out.push_back(sym().floorDiv(l, r)); break;
-        case TokenKind::percent: out.push_back(sym().mod(l, r)); break;
-        default: out.push_back(unknown()); break;
-      }
-      if (sym::isDivisionByZero(out.back())) {
-        report(b->range(), DiagKind::err_division_by_zero, exprText(b));
-        return Type::error();
-      }
-    }
-    if (t.kind == TypeKind::Mdspan) t.shape = out;
-    else t.values = out;
-    return t;
-  }
-  if (lhs.isIntegral() && rhs.isIntegral()) {
-    const SymExpr* l = lhs.values.empty() ? unknown() : lhs.values[0];
-    const SymExpr* r = rhs.values.empty() ? unknown() : rhs.values[0];
-    Type t = Type::simple(isComparison(op) ? TypeKind::Bool : TypeKind::Int);
-    const SymExpr* v = unknown();
-    switch (op) {
-      case TokenKind::plus: case TokenKind::hashplus: v = sym().add(l, r); break;
-      case TokenKind::minus: case TokenKind::hashminus: v = sym().sub(l, r); break;
-      case TokenKind::star: case TokenKind::hashstar: v = sym().mul(l, r); break;
-      case TokenKind::slash: case TokenKind::hashslash: v = sym().floorDiv(l, r); break;
-      case TokenKind::percent: case TokenKind::hashpercent: v = sym().mod(l, r); break;
-      case TokenKind::equalequal: {
-        sym::Truth truth = sym().proveEQ(l, r);
-        if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
-        break;
-      }
-      case TokenKind::exclaimequal: {
-        sym::Truth truth = sym().proveNE(l, r);
-        if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
-        break;
-      }
-      case TokenKind::less:
-      case TokenKind::lessequal:
-      case TokenKind::greater:
-      case TokenKind::greaterequal: {
-        sym::Truth truth = op == TokenKind::less        ? sym().proveLT(l, r)
-                           : op == TokenKind::lessequal ? sym().proveLE(l, r)
-                           : op == TokenKind::greater   ? sym().proveGT(l, r)
-                                                        : sym().proveGE(l, r);
-        if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
-        break;
-      }
-      default: {
-        auto cl = sym::constantValue(l), cr = sym::constantValue(r);
-        if (cl && cr) {
-          bool shiftable = *cr >= 0 && *cr < 64;
-          switch (op) {
-            case TokenKind::amp: v = sym().constant(*cl & *cr); break;
-            case TokenKind::pipe: v = sym().constant(*cl | *cr); break;
-            case TokenKind::caret: v = sym().constant(*cl ^ *cr); break;
-            case TokenKind::lessless:
-              if (shiftable) v = sym().constant(static_cast<std::int64_t>(static_cast<std::uint64_t>(*cl) << *cr));
-              break;
-            case TokenKind::greatergreater:
-              if (shiftable) v = sym().constant(*cl >> *cr);
-              break;
-            default: break;
-          }
-        }
-        break;
-      }
-    }
-    if (sym::isDivisionByZero(v)) {
-      report(b->range(), DiagKind::err_division_by_zero, exprText(b));
-      return Type::error();
-    }
-    if (overflowsOnConstants(op, l, r, v)) {
-      report(b->range(), DiagKind::err_constant_overflow, exprText(b), *sym::constantValue(l), tokenKindSpelling(op),
-             *sym::constantValue(r));
-      return Type::error();
-    }
-    t.values = {v};
-    return t;
-  }
+  if (lhs.kind == TypeKind::Mdspan || lhs.kind == TypeKind::Ituple) return checkShapeBinary(b, lhs, rhs);
+  if (lhs.isIntegral() && rhs.isIntegral()) return checkIntegerBinary(b, lhs, rhs);
   bool numeric = [](const Type& t) {
     return t.isIntegral() || t.kind == TypeKind::Element || t.kind == TypeKind::Opaque || t.kind == TypeKind::Bool;
   }(lhs) && [](const Type& t) {
@@ -485,6 +386,111 @@ Type Checker::checkBinary(const BinaryExpr* b) {
   // warning when it initialises a narrower element.
   auto literal = [](const Type& x) { return x.values.size() == 1 && sym::isConstant(x.values[0]); };
   if (t.kind == TypeKind::Element && literal(lhs) && literal(rhs)) t.values = {sym().constant(0)};
+  return t;
+}
+
+Type Checker::checkShapeBinary(const BinaryExpr* b, const Type& lhs, const Type& rhs) {
+  TokenKind op = b->op;
+  if (isComparison(op)) return Type::simple(TypeKind::Bool);
+  SymList left = lhs.kind == TypeKind::Mdspan ? lhs.shape : lhs.values;
+  SymList right;
+  if (rhs.isIntegral()) {
+    right.assign(left.size(), rhs.values.empty() ? unknown() : rhs.values[0]);
+  } else if (rhs.kind == TypeKind::Mdspan || rhs.kind == TypeKind::Ituple) {
+    right = rhs.kind == TypeKind::Mdspan ? rhs.shape : rhs.values;
+  } else {
+    report(b->range(), DiagKind::err_operand_type, tokenKindSpelling(op), describe(rhs));
+    return Type::error();
+  }
+  if (left.size() != right.size()) {
+    report(b->range(), DiagKind::err_shape_op_mismatch, tokenKindSpelling(op), printShape(left), printShape(right));
+    return Type::error();
+  }
+  Type t = lhs;
+  SymList out;
+  for (size_t i = 0; i < left.size(); ++i) {
+    const SymExpr *l = left[i], *r = right[i];
+    switch (op) {
+      case TokenKind::plus: out.push_back(sym().add(l, r)); break;
+      case TokenKind::minus: out.push_back(sym().sub(l, r)); break;
+      case TokenKind::star: out.push_back(sym().mul(l, r)); break;
+      case TokenKind::slash: out.push_back(sym().floorDiv(l, r)); break;
+      case TokenKind::percent: out.push_back(sym().mod(l, r)); break;
+      default: out.push_back(unknown()); break;
+    }
+    if (sym::isDivisionByZero(out.back())) {
+      report(b->range(), DiagKind::err_division_by_zero, exprText(b));
+      return Type::error();
+    }
+  }
+  if (t.kind == TypeKind::Mdspan) t.shape = out;
+  else t.values = out;
+  return t;
+}
+
+Type Checker::checkIntegerBinary(const BinaryExpr* b, const Type& lhs, const Type& rhs) {
+  TokenKind op = b->op;
+  const SymExpr* l = lhs.values.empty() ? unknown() : lhs.values[0];
+  const SymExpr* r = rhs.values.empty() ? unknown() : rhs.values[0];
+  Type t = Type::simple(isComparison(op) ? TypeKind::Bool : TypeKind::Int);
+  const SymExpr* v = unknown();
+  switch (op) {
+    case TokenKind::plus: case TokenKind::hashplus: v = sym().add(l, r); break;
+    case TokenKind::minus: case TokenKind::hashminus: v = sym().sub(l, r); break;
+    case TokenKind::star: case TokenKind::hashstar: v = sym().mul(l, r); break;
+    case TokenKind::slash: case TokenKind::hashslash: v = sym().floorDiv(l, r); break;
+    case TokenKind::percent: case TokenKind::hashpercent: v = sym().mod(l, r); break;
+    case TokenKind::equalequal: {
+      sym::Truth truth = sym().proveEQ(l, r);
+      if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
+      break;
+    }
+    case TokenKind::exclaimequal: {
+      sym::Truth truth = sym().proveNE(l, r);
+      if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
+      break;
+    }
+    case TokenKind::less:
+    case TokenKind::lessequal:
+    case TokenKind::greater:
+    case TokenKind::greaterequal: {
+      sym::Truth truth = op == TokenKind::less        ? sym().proveLT(l, r)
+                         : op == TokenKind::lessequal ? sym().proveLE(l, r)
+                         : op == TokenKind::greater   ? sym().proveGT(l, r)
+                                                      : sym().proveGE(l, r);
+      if (truth != sym::Truth::Unknown) v = sym().constant(truth == sym::Truth::True);
+      break;
+    }
+    default: {
+      auto cl = sym::constantValue(l), cr = sym::constantValue(r);
+      if (cl && cr) {
+        bool shiftable = *cr >= 0 && *cr < 64;
+        switch (op) {
+          case TokenKind::amp: v = sym().constant(*cl & *cr); break;
+          case TokenKind::pipe: v = sym().constant(*cl | *cr); break;
+          case TokenKind::caret: v = sym().constant(*cl ^ *cr); break;
+          case TokenKind::lessless:
+            if (shiftable) v = sym().constant(static_cast<std::int64_t>(static_cast<std::uint64_t>(*cl) << *cr));
+            break;
+          case TokenKind::greatergreater:
+            if (shiftable) v = sym().constant(*cl >> *cr);
+            break;
+          default: break;
+        }
+      }
+      break;
+    }
+  }
+  if (sym::isDivisionByZero(v)) {
+    report(b->range(), DiagKind::err_division_by_zero, exprText(b));
+    return Type::error();
+  }
+  if (overflowsOnConstants(op, l, r, v)) {
+    report(b->range(), DiagKind::err_constant_overflow, exprText(b), *sym::constantValue(l), tokenKindSpelling(op),
+           *sym::constantValue(r));
+    return Type::error();
+  }
+  t.values = {v};
   return t;
 }
 

@@ -102,6 +102,11 @@ class Checker {
   Type checkUnary(const ast::UnaryExpr* u);
   Type checkPostfix(const ast::PostfixExpr* p);
   Type checkBinary(const ast::BinaryExpr* b);
+  /// An operator on a shape or an ituple (`lhs`), element by element with an integer, ituple or shape.
+  Type checkShapeBinary(const ast::BinaryExpr* b, const Type& lhs, const Type& rhs);
+  /// An operator on two integers: the symbolic value, with division by zero and overflow of
+  /// constants diagnosed.
+  Type checkIntegerBinary(const ast::BinaryExpr* b, const Type& lhs, const Type& rhs);
   Type checkConditional(const ast::ConditionalExpr* c);
   Type checkItuple(const ast::ItupleExpr* t);
   Type checkMdspan(const ast::MdspanExpr* m);
