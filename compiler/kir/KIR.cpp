@@ -127,11 +127,14 @@ void forEachBufferLoaded(const Expr* e, llvm::function_ref<void(const Buffer*)> 
 void forEachBufferUse(const Stmt& s, llvm::function_ref<void(const Buffer*)> fn) {
   if (s.kind == StmtKind::MbarrierInit || s.kind == StmtKind::EventInit || s.kind == StmtKind::BufferPointer) return;
   if (s.buffer) fn(s.buffer);
-  for (const Expr* e : {s.lo, s.hi, s.cond, s.value, s.index}) forEachBufferLoaded(e, fn);
+  for (const Expr* e : {s.lo, s.hi, s.cond, s.value, s.index, s.rank, s.i, s.j, s.k}) forEachBufferLoaded(e, fn);
+  for (const std::vector<const Expr*>* list : {&s.fragIndex, &s.args})
+    for (const Expr* e : *list) forEachBufferLoaded(e, fn);
   for (const Tile* t : {&s.dst, &s.src}) {
     if (t->buffer) fn(t->buffer);
-    forEachBufferLoaded(t->offset, fn);
-    for (const Expr* e : t->valid) forEachBufferLoaded(e, fn);
+    for (const Expr* e : {t->offset, t->inside, t->row0, t->col0}) forEachBufferLoaded(e, fn);
+    for (const std::vector<const Expr*>* list : {&t->valid, &t->runtimeExtents, &t->strides})
+      for (const Expr* e : *list) forEachBufferLoaded(e, fn);
   }
   for (const std::vector<Stmt*>* list : {&s.body, &s.elseBody})
     for (const Stmt* c : *list)

@@ -495,8 +495,9 @@ class Module {
 /// Calls `fn` with every buffer statement `s`, or a statement inside it,
 /// uses in the sense of a shared buffer's lifetime (shared-memory placement
 /// and its check in `kir::verify`): the statement's `buffer`, the buffers of
-/// its `dst` and `src` tiles, and the buffers loaded in its `lo`, `hi`,
-/// `cond`, `value` and `index` and in its tiles' `offset` and `valid`. An
+/// its `dst` and `src` tiles, and the buffers loaded in any of its
+/// expressions (bounds, condition, value, index, rank, atom indices, print
+/// arguments) and its tiles' (offset, bounds, origin, run-time extents). An
 /// mbarrier or event initialisation does not count, nor does a pointer
 /// declaration (nor anything inside them): mbarriers never share bytes, and
 /// placing them by their first wait or arrival keeps them after the tiles,
