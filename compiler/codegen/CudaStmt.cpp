@@ -156,15 +156,6 @@ void Emitter::wgmmaExec(const Stmt* s) {
   const Tile& b = s->dst;
   std::string in = cxxElementType(c.inType), acc = cxxElementType(c.accType);
   const Fragment* meta = s->fragB;
-  auto fenceOperands = [&] {
-    for (std::int64_t i = 0; i < c.rows; ++i)
-      line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", c.name, i).str());
-    if (regA) line("croq::wgmma::fence_operands(" + regA->name + ");");
-    for (std::int64_t i = 0; meta && i < meta->rows; ++i)
-      line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", meta->name, i).str());
-  };
-  fenceOperands();
-  line("croq::wgmma::fence();");
   line("#pragma unroll");
   line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
   ++indent_;
@@ -200,11 +191,6 @@ void Emitter::wgmmaExec(const Stmt* s) {
   }
   --indent_;
   line("}");
-  // Asynchronous: `mma.commit` and `mma.wait<n>` close and wait.
-  if (s->async) return;
-  line("croq::wgmma::commit_group();");
-  line("croq::wgmma::wait_group<0>();");
-  fenceOperands();
 }
 
 // One MMA atom's operand fragment from memory.
@@ -296,6 +282,7 @@ void Emitter::stmt(const Stmt* s) {
     case StmtKind::WgmmaCommit:
     case StmtKind::WgmmaWait:
     case StmtKind::WgmmaFence:
+    case StmtKind::WgmmaArrive:
     case StmtKind::MbarrierInit:
     case StmtKind::EventInit: synchronisation(s); return;
     case StmtKind::FragDecl:
@@ -431,8 +418,10 @@ void Emitter::synchronisation(const Stmt* s) {
     case StmtKind::WgmmaCommit: line("croq::wgmma::commit_group();"); return;
     case StmtKind::WgmmaWait: line("croq::wgmma::wait_group<" + std::to_string(s->count) + ">();"); return;
     case StmtKind::WgmmaFence:
-      line("croq::wgmma::fence_operands(" + s->frag->name + "[" + std::to_string(s->count) + "]);");
+      line("croq::wgmma::fence_operands(" + s->frag->name +
+           (s->count >= 0 ? "[" + std::to_string(s->count) + "]" : std::string()) + ");");
       return;
+    case StmtKind::WgmmaArrive: line("croq::wgmma::fence();"); return;
     case StmtKind::MbarrierInit:
       line("if (tid_ == 0) croq::mbarrier::init(" + s->buffer->name + ", " + std::to_string(s->count) + ");");
       return;

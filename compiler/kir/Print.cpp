@@ -301,6 +301,7 @@ class KirPrinter {
       case StmtKind::AsyncCommit:
       case StmtKind::GridSync:
       case StmtKind::WgmmaCommit:
+      case StmtKind::WgmmaArrive:
       case StmtKind::Return:
       case StmtKind::Break:
       case StmtKind::Continue: keyword(s) << "\n"; return;
@@ -416,7 +417,11 @@ class KirPrinter {
         return;
       case StmtKind::Fence: keyword(s) << " " << fenceName(s->fence) << "\n"; return;
       case StmtKind::WgmmaWait: keyword(s) << " " << s->count << "\n"; return;
-      case StmtKind::WgmmaFence: keyword(s) << " " << s->frag->name << "[" << s->count << "]\n"; return;
+      case StmtKind::WgmmaFence:
+        keyword(s) << " " << s->frag->name;
+        if (s->count >= 0) os_ << "[" << s->count << "]";
+        os_ << "\n";
+        return;
       case StmtKind::MbarrierInit: keyword(s) << " " << s->buffer->name << " arrivals " << s->count << "\n"; return;
       case StmtKind::EventInit:
         keyword(s) << " " << s->buffer->name << " x" << s->count << " arrivals " << s->threads << " (`" << s->text

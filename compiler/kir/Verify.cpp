@@ -100,6 +100,7 @@ class Verifier {
       case StmtKind::BufferPointer: declaration(s); break;
       // Kinds with no operands of their own to check.
       case StmtKind::Block:
+      case StmtKind::WgmmaArrive:
       case StmtKind::AsyncCommit:
       case StmtKind::Fence:
       case StmtKind::GridSync:
@@ -219,7 +220,7 @@ class Verifier {
         tile(s->src, "scale");
         break;
       case StmtKind::WgmmaExec: wgmma(s); break;
-      case StmtKind::WgmmaFence: fragment(s->frag, "", {FragRole::A, FragRole::C}); break;
+      case StmtKind::WgmmaFence: fragment(s->frag, "", {FragRole::A, FragRole::C, FragRole::E}); break;
       default: break;
     }
   }

@@ -111,11 +111,7 @@ void Lowerer::lowerAccumulatorApply(const ApplyStmt* s, const kir::Fragment& f) 
   if (!iv[0] || !iv[1]) return;
   AccumulatorLayout l = layoutOf(f);
   if (f.warpgroup && f.asyncUse)
-    for (std::int64_t a = 0; a < f.rows; ++a) {
-      Stmt* fence = emit(StmtKind::WgmmaFence, s->loc());
-      fence->frag = &f;
-      fence->count = a;
-    }
+    for (std::int64_t a = 0; a < f.rows; ++a) fenceFragment(f, a, s->loc());
   const Expr* thread = m().mod(m().var("tid_"), m().intc(l.threads));
   forEachAccumulatorElement(f, s->loc(), [&](const Expr* ar, const Expr* ac, const Expr* e) {
     const Expr* row = m().add(m().mul(ar, m().intc(l.atomRows)), m().call(l.rowFn, {thread, e}, kir::ScalarType::integer()));

@@ -304,6 +304,9 @@ class Lowerer {
   /// the shared tile; none after reporting why it cannot.
   std::optional<kir::Tile> stageWgmmaOperand(const kir::Tile& src, llvm::SMRange where, llvm::SMLoc loc);
   void lowerWgmmaExec(const ast::MmaExecStmt* s);
+  /// Orders the registers of atom `atom` of `f` (all of them: -1) before the
+  /// next WGMMA and after the last (a WgmmaFence statement).
+  void fenceFragment(const kir::Fragment& f, std::int64_t atom, llvm::SMLoc loc);
   void lowerWgmmaStore(const ast::MmaStoreStmt* s);
   /// Accumulators that `mma.scale` or `mma.<la>.<lb>.scale` scale: their
   /// MMAs go into a partial accumulator of one K block (spec 13.6).

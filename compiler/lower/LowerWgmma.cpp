@@ -431,6 +431,12 @@ std::optional<kir::Tile> Lowerer::stageWgmmaOperand(const kir::Tile& source, llv
   return dst;
 }
 
+void Lowerer::fenceFragment(const kir::Fragment& f, std::int64_t atom, llvm::SMLoc loc) {
+  Stmt* fence = emit(StmtKind::WgmmaFence, loc);
+  fence->frag = &f;
+  fence->count = atom;
+}
+
 void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   // A sparse MMA reads the metadata registers of its `me` operand.
   kir::Fragment* meta = nullptr;
@@ -502,6 +508,17 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   }
   c->inType = in;
   c->asyncUse = c->asyncUse || asyncWgmma_;
+  // The accumulator's, the register A's and the metadata's registers are
+  // fenced on both sides of the WGMMAs (the compiler must not move their
+  // accesses across), and the warpgroup's accesses ordered before them
+  // (wgmma.fence); a synchronous MMA commits and waits for its own group.
+  auto fenceOperands = [&] {
+    for (std::int64_t i = 0; i < c->rows; ++i) fenceFragment(*c, i, s->loc());
+    if (regA) fenceFragment(*regA, -1, s->loc());
+    for (std::int64_t i = 0; meta && i < meta->rows; ++i) fenceFragment(*meta, i, s->loc());
+  };
+  fenceOperands();
+  emit(StmtKind::WgmmaArrive, s->loc());
   Stmt* w = emit(StmtKind::WgmmaExec, s->loc());
   w->fragB = meta;
   w->async = asyncWgmma_;
@@ -513,6 +530,11 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->transposedB = transB;
   w->count = kdim / *instrK;
   w->step = *instrK;
+  if (!asyncWgmma_) {
+    emit(StmtKind::WgmmaCommit, s->loc());
+    emit(StmtKind::WgmmaWait, s->loc())->count = 0;
+    fenceOperands();
+  }
   wgmmaUncommitted_ = asyncWgmma_;
   total->inType = in;
   if (s->scale && s->extra.size() == 2) emitAccScale(accSym, s->extra[0], s->extra[1], s->range());
