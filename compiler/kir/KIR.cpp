@@ -210,6 +210,15 @@ const Expr* Module::var(llvm::StringRef name, ScalarType t) {
   return make(std::move(e));
 }
 
+const Expr* Module::builtin(Builtin builtin, int dim) {
+  Expr e;
+  e.kind = ExprKind::Builtin;
+  e.builtin = builtin;
+  e.intValue = dim;
+  e.type = ScalarType::integer();
+  return make(std::move(e));
+}
+
 const Expr* Module::unary(llvm::StringRef op, const Expr* a, ScalarType t) {
   if (op == "-" && a->isConst()) return intc(-a->intValue);
   Expr e;

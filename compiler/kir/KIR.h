@@ -132,6 +132,14 @@ enum class ExprKind : std::uint8_t {
   Convert,     // operands[0] converted to `type`
   FragElem,    // element operands[2] of atom (operands[0], operands[1]) of the f32 accumulator
                // `frag`, as this thread holds it (a warpgroup accumulator's atoms are [i][0])
+  Builtin,     // the launch coordinate `builtin` along dimension intValue (0: x, 1: y, 2: z), an int
+};
+
+/// The coordinates a kernel reads off its launch.
+enum class Builtin : std::uint8_t {
+  ThreadIdx,  // the thread's index in its block
+  BlockIdx,   // the block's index in the grid
+  GridDim,    // the grid's extent
 };
 
 struct Expr {
@@ -142,6 +150,7 @@ struct Expr {
   std::vector<const Expr*> operands;
   const Buffer* buffer = nullptr;
   const Fragment* frag = nullptr;
+  Builtin builtin = Builtin::ThreadIdx;
 
   bool isConst() const { return kind == ExprKind::IntConst; }
   bool isConst(std::int64_t v) const { return kind == ExprKind::IntConst && intValue == v; }
@@ -464,6 +473,8 @@ class Module {
   const Expr* boolc(bool v);
   const Expr* floatc(llvm::StringRef spelling, TokenKind elem);
   const Expr* var(llvm::StringRef name, ScalarType t = ScalarType::integer());
+  /// `builtin` along dimension `dim` (0: x, 1: y, 2: z).
+  const Expr* builtin(Builtin builtin, int dim);
   const Expr* unary(llvm::StringRef op, const Expr* a, ScalarType t);
   const Expr* binary(llvm::StringRef op, const Expr* a, const Expr* b, ScalarType t);
   const Expr* add(const Expr* a, const Expr* b);

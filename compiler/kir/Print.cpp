@@ -71,6 +71,11 @@ void printInto(const Expr* e, std::string& out) {
     case ExprKind::Var:
       out += e->name;
       return;
+    case ExprKind::Builtin: {
+      static const char* const kNames[] = {"threadIdx", "blockIdx", "gridDim"};
+      out += std::string("static_cast<int>(") + kNames[static_cast<int>(e->builtin)] + "." + "xyz"[e->intValue] + ")";
+      return;
+    }
     case ExprKind::Unary:
       out += e->name;
       printOperand(e->operands[0], 14, false, out);

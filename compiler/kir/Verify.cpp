@@ -391,6 +391,10 @@ class Verifier {
       case ExprKind::Var:
         if (e->name.empty()) problem("{0} holds a variable without a name", stmtKindName(stmt_->kind));
         break;
+      case ExprKind::Builtin:
+        if (e->intValue < 0 || e->intValue > 2)
+          problem("{0} reads a launch coordinate along dimension {1}", stmtKindName(stmt_->kind), e->intValue);
+        break;
       default: break;
     }
     for (const Expr* o : e->operands) {

@@ -26,7 +26,7 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   nested(body, [&] {
     Stmt* tid = emit(StmtKind::Let, root->loc());
     tid->var = "tid_";
-    tid->value = m().var("static_cast<int>(threadIdx.x)");
+    tid->value = m().builtin(kir::Builtin::ThreadIdx, 0);
     tid->type = kir::ScalarType::integer();
     tid->maybeUnused = true;
     lowerParallel(root);

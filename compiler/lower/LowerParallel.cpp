@@ -155,10 +155,10 @@ bool Lowerer::groupedBlockOrder(const sema::ParallelLevelInfo& info) const {
 // (fewer in the last group) and walks them fastest, then the second index.
 void Lowerer::lowerGroupedBlocks(const sema::ParallelLevelInfo& info, llvm::SMLoc loc, std::vector<Stmt*>& into) {
   auto let = [&](const std::string& name, const Expr* value) { return pushLet(m(), into, loc, name, value); };
-  const Expr* gx = m().var("static_cast<int>(gridDim.x)");
-  const Expr* gy = m().var("static_cast<int>(gridDim.y)");
-  const Expr* linear = let("block_", m().add(m().var("static_cast<int>(blockIdx.x)"),
-                                                   m().mul(m().var("static_cast<int>(blockIdx.y)"), gx)));
+  const Expr* gx = m().builtin(kir::Builtin::GridDim, 0);
+  const Expr* gy = m().builtin(kir::Builtin::GridDim, 1);
+  const Expr* linear = let("block_", m().add(m().builtin(kir::Builtin::BlockIdx, 0),
+                                                   m().mul(m().builtin(kir::Builtin::BlockIdx, 1), gx)));
   // With clusters, a group holds whole clusters (the grid's x extent is a
   // multiple of the cluster size, so every group's rows are too), so the
   // blocks of a cluster get consecutive first indices and one second index.
@@ -242,11 +242,10 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
       if (!info->vars.empty() && info->vars[0])
         bindValue(info->vars[0],
                   pushLet(m(), *into, b.range.Start, nameFor(info->vars[0]),
-                          m().mod(m().var("static_cast<int>(blockIdx.x)"), m().intc(kernelInfo_->clusterSize))));
+                          m().mod(m().builtin(kir::Builtin::BlockIdx, 0), m().intc(kernelInfo_->clusterSize))));
       continue;
     }
     if (level == ParallelLevel::Block || level == ParallelLevel::Device) {
-      static const char* const kDims[] = {"blockIdx.x", "blockIdx.y", "blockIdx.z"};
       for (size_t d = 0; d < info->vars.size(); ++d) {
         if (!info->vars[d]) continue;
         if (blockDim + d >= 3) {
@@ -254,7 +253,7 @@ void Lowerer::lowerParallel(const ParallelStmt* p) {
           break;
         }
         bindValue(info->vars[d], pushLet(m(), *into, b.range.Start, nameFor(info->vars[d]),
-                                         m().var(std::string("static_cast<int>(") + kDims[blockDim + d] + ")")));
+                                         m().builtin(kir::Builtin::BlockIdx, static_cast<int>(blockDim + d))));
       }
       blockDim += static_cast<unsigned>(info->extents.size());
       continue;

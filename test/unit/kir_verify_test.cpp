@@ -492,6 +492,14 @@ TEST_CASE("the verifier checks tiles and expressions", "[kir][verify]") {
     copy->dst.offset = &bad;
     expectOne(fx, "copy holds a variable without a name");
   }
+  SECTION("launch coordinate") {
+    Expr bad;
+    bad.kind = ExprKind::Builtin;
+    bad.builtin = kir::Builtin::BlockIdx;
+    bad.intValue = 3;
+    copy->dst.offset = &bad;
+    expectOne(fx, "copy reads a launch coordinate along dimension 3");
+  }
   SECTION("null operand") {
     Expr bad;
     bad.kind = ExprKind::Call;
