@@ -216,9 +216,12 @@ void Emitter::function(const Function& f) {
   for (const HostStmt& h : f.wrapper) {
     switch (h.kind) {
       case HostStmt::Kind::CheckShape:
-        line(llvm::formatv("croq::croq_assert({0}, \"{1}: {2}\");", h.text, f.name, h.message).str());
+        line(llvm::formatv("croq::croq_assert({0}, \"{1}: {2}\");", printExpr(h.cond), f.name, h.message).str());
         break;
-      case HostStmt::Kind::Let: line("const " + cxxTypeName(h.type) + " " + h.var + " = " + h.text + ";"); break;
+      case HostStmt::Kind::Let: line("const " + cxxTypeName(h.type) + " " + h.var + " = " + printExpr(h.value) + ";"); break;
+      case HostStmt::Kind::Local:
+        line("const " + cxxTypeName(h.type) + " " + h.var + " = " + printExpr(h.value, ExprSyntax::CxxCondition) + ";");
+        break;
       case HostStmt::Kind::DataPointer:
         line(cxxElementType(h.buffer->elem) + "* " + h.buffer->name + " = " + h.from + ".data();");
         break;
