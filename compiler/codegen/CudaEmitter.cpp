@@ -233,8 +233,8 @@ void Emitter::function(const Function& f) {
                  .str());
         if (!h.from.empty())
           line(llvm::formatv("{0}.copy_from_host({1}.data(), {2});", h.buffer->name, h.from, n).str());
-        else if (!h.text.empty())
-          line(llvm::formatv("{0}.fill({1});", h.buffer->name, h.text).str());
+        else if (h.value)
+          line(llvm::formatv("{0}.fill({1});", h.buffer->name, printExpr(h.value)).str());
         break;
       }
       case HostStmt::Kind::Launch: launch(h, f.name); break;
@@ -247,7 +247,7 @@ void Emitter::function(const Function& f) {
           // A scalar: after the work on the wrapper's stream, if any
           // (copies back to host parameters included).
           if (!h.stream.empty()) line(llvm::formatv("CROQ_CUDA_CHECK(cudaStreamSynchronize({0}));", h.stream).str());
-          line("return " + h.text + ";");
+          line("return " + printExpr(h.value) + ";");
           break;
         }
         std::string dims;

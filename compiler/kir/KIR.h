@@ -380,10 +380,10 @@ struct HostStmt {
     Local,       // `const type var = value`: a value only the wrapper reads (kernels receive it
                  // where a KernelParam passes it, as the TMA launch condition `tma_ok_N`)
     DataPointer, // buffer (global): the device pointer of the host view `from` (`from.data()`)
-    AllocDevice, // buffer; from: host view to copy in, or text: the value of every element
+    AllocDevice, // buffer; from: host view to copy in, or value: the value of every element
     Launch,      // kernel
     CopyOut,     // buffer -> host view `from`
-    Return,      // buffer (device) -> a new host spanned_data; or text: a scalar, after the work on `stream`
+    Return,      // buffer (device) -> a new host spanned_data; or value: a scalar, after the work on `stream`
     Raw,         // text: the user's `__cpp__` code
     Code,        // code: scalar statements (integers, conditions, loops, print) run on the host
     StreamWait,  // stream `text` waits for the work enqueued so far on stream `from`
@@ -392,12 +392,12 @@ struct HostStmt {
                  // read or written in [boxRows][boxCols] boxes with `swizzle`-byte rows (0: none)
   };
   Kind kind = Kind::Raw;
-  /// Raw: the user's code; AllocDevice: the value of every element; Return: the scalar
-  /// returned; StreamWait, StreamSync: the stream; TensorMap: the map's name.
+  /// Raw: the user's code; StreamWait, StreamSync: the stream; TensorMap: the map's name.
   std::string text;
   /// CheckShape: what the wrapper reports when the condition is false.
   std::string message;
-  /// Let, Local: the variable, its type and its value.
+  /// Let, Local: the variable, its type and its value; AllocDevice: the
+  /// value of every element; Return: the scalar returned.
   std::string var;
   ScalarType type;
   const Expr* value = nullptr;

@@ -217,7 +217,7 @@ class KirPrinter {
         case HostStmt::Kind::AllocDevice:
           os_ << "alloc " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global";
           if (!h.from.empty()) os_ << " <- copy-in " << h.from;
-          else if (!h.text.empty()) os_ << " <- fill " << h.text;
+          else if (h.value) os_ << " <- fill " << printExpr(h.value, ExprSyntax::Kir);
           os_ << " on " << h.stream;
           break;
         case HostStmt::Kind::Launch:
@@ -225,7 +225,7 @@ class KirPrinter {
           break;
         case HostStmt::Kind::CopyOut: os_ << "copy-out " << h.buffer->name << " -> " << h.from << " on " << h.stream; break;
         case HostStmt::Kind::Return:
-          os_ << "return " << (h.buffer ? h.buffer->name : h.text) << " on " << h.stream;
+          os_ << "return " << (h.buffer ? h.buffer->name : printExpr(h.value, ExprSyntax::Kir)) << " on " << h.stream;
           break;
         case HostStmt::Kind::Raw: os_ << "host " << h.text; break;
         case HostStmt::Kind::Code: break;

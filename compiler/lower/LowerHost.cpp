@@ -223,7 +223,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
         kir::HostStmt& alloc = host(kir::HostStmt::Kind::AllocDevice);
         alloc.buffer = b;
         alloc.stream = function_->stream;
-        alloc.text = value ? kir::printExpr(m().convert(lowerExpr(value), kir::ScalarType::element(b->elem))) : "0";
+        alloc.value = value ? m().convert(lowerExpr(value), kir::ScalarType::element(b->elem)) : m().intc(0);
       }
       return;
     }
@@ -250,7 +250,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
         });
         if (deviceWork) orderAfterPreviousWork(function_->stream, r->loc());
         kir::HostStmt& ret = host(kir::HostStmt::Kind::Return);
-        ret.text = kir::printExpr(m().convert(value, scalarTypeOf(rt)));
+        ret.value = m().convert(value, scalarTypeOf(rt));
         if (deviceWork) ret.stream = function_->stream;
         return;
       }
