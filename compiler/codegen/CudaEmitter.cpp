@@ -216,9 +216,12 @@ void Emitter::function(const Function& f) {
   for (const HostStmt& h : f.wrapper) {
     switch (h.kind) {
       case HostStmt::Kind::CheckShape:
-        line(llvm::formatv("croq::croq_assert({0}, \"{1}: {2}\");", h.text, f.name, h.message).str());
+        line(llvm::formatv("croq::croq_assert({0}, \"{1}: {2}\");", printExpr(h.cond), f.name, h.message).str());
         break;
-      case HostStmt::Kind::Let: line("const " + cxxTypeName(h.type) + " " + h.var + " = " + h.text + ";"); break;
+      case HostStmt::Kind::Let: line("const " + cxxTypeName(h.type) + " " + h.var + " = " + printExpr(h.value) + ";"); break;
+      case HostStmt::Kind::Local:
+        line("const " + cxxTypeName(h.type) + " " + h.var + " = " + printExpr(h.value, ExprSyntax::CxxCondition) + ";");
+        break;
       case HostStmt::Kind::DataPointer:
         line(cxxElementType(h.buffer->elem) + "* " + h.buffer->name + " = " + h.from + ".data();");
         break;
@@ -230,8 +233,8 @@ void Emitter::function(const Function& f) {
                  .str());
         if (!h.from.empty())
           line(llvm::formatv("{0}.copy_from_host({1}.data(), {2});", h.buffer->name, h.from, n).str());
-        else if (!h.text.empty())
-          line(llvm::formatv("{0}.fill({1});", h.buffer->name, h.text).str());
+        else if (h.value)
+          line(llvm::formatv("{0}.fill({1});", h.buffer->name, printExpr(h.value)).str());
         break;
       }
       case HostStmt::Kind::Launch: launch(h, f.name); break;
@@ -244,7 +247,7 @@ void Emitter::function(const Function& f) {
           // A scalar: after the work on the wrapper's stream, if any
           // (copies back to host parameters included).
           if (!h.stream.empty()) line(llvm::formatv("CROQ_CUDA_CHECK(cudaStreamSynchronize({0}));", h.stream).str());
-          line("return " + h.text + ";");
+          line("return " + printExpr(h.value) + ";");
           break;
         }
         std::string dims;

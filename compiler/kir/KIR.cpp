@@ -378,4 +378,13 @@ const Expr* Module::convert(const Expr* e, ScalarType to) {
   return make(std::move(c));
 }
 
+const Expr* Module::viewExtent(llvm::StringRef view, std::int64_t dim) {
+  Expr e;
+  e.kind = ExprKind::ViewExtent;
+  e.name = view.str();
+  e.intValue = dim;
+  e.type = ScalarType::integer();
+  return make(std::move(e));
+}
+
 }  // namespace croqc::kir

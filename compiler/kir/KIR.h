@@ -133,6 +133,7 @@ enum class ExprKind : std::uint8_t {
   FragElem,    // element operands[2] of atom (operands[0], operands[1]) of the f32 accumulator
                // `frag`, as this thread holds it (a warpgroup accumulator's atoms are [i][0])
   Builtin,     // the launch coordinate `builtin` along dimension intValue (0: x, 1: y, 2: z), an int
+  ViewExtent,  // extent intValue of the host view parameter `name` (host wrappers only)
 };
 
 /// The coordinates a kernel reads off its launch.
@@ -382,15 +383,17 @@ struct Kernel {
 /// One statement of a host wrapper.
 struct HostStmt {
   enum class Kind : std::uint8_t {
-    CheckShape,  // text: the condition; message
-    Let,         // `const type var = text`: a value the wrapper reads off its parameters (a
+    CheckShape,  // cond: what the parameters' shapes must satisfy; message: what it says otherwise
+    Let,         // `const type var = value`: a value the wrapper reads off its parameters (a
                  // dimension), which every kernel of the function receives as a parameter
+    Local,       // `const type var = value`: a value only the wrapper reads (kernels receive it
+                 // where a KernelParam passes it, as the TMA launch condition `tma_ok_N`)
     DataPointer, // buffer (global): the device pointer of the host view `from` (`from.data()`)
-    AllocDevice, // buffer; from: host view to copy in, or text: the value of every element
+    AllocDevice, // buffer; from: host view to copy in, or value: the value of every element
     Launch,      // kernel
     CopyOut,     // buffer -> host view `from`
-    Return,      // buffer (device) -> a new host spanned_data; or text: a scalar, after the work on `stream`
-    Raw,         // text
+    Return,      // buffer (device) -> a new host spanned_data; or value: a scalar, after the work on `stream`
+    Raw,         // text: the user's `__cpp__` code
     Code,        // code: scalar statements (integers, conditions, loops, print) run on the host
     StreamWait,  // stream `text` waits for the work enqueued so far on stream `from`
     StreamSync,  // the host waits for stream `text`
@@ -398,11 +401,17 @@ struct HostStmt {
                  // read or written in [boxRows][boxCols] boxes with `swizzle`-byte rows (0: none)
   };
   Kind kind = Kind::Raw;
+  /// Raw: the user's code; StreamWait, StreamSync: the stream; TensorMap: the map's name.
   std::string text;
+  /// CheckShape: what the wrapper reports when the condition is false.
   std::string message;
-  /// Let: the variable and its type.
+  /// Let, Local: the variable, its type and its value; AllocDevice: the
+  /// value of every element; Return: the scalar returned.
   std::string var;
   ScalarType type;
+  const Expr* value = nullptr;
+  /// CheckShape: the condition.
+  const Expr* cond = nullptr;
   const Buffer* buffer = nullptr;
   std::string from;
   const Kernel* kernel = nullptr;
@@ -494,6 +503,8 @@ class Module {
   /// Element `elem` of atom (atomRow, atomCol) of accumulator `f` (FragElem).
   const Expr* fragElem(const Fragment* f, const Expr* atomRow, const Expr* atomCol, const Expr* elem);
   const Expr* convert(const Expr* e, ScalarType to);
+  /// Extent `dim` of the host view parameter `view` (ViewExtent), an int.
+  const Expr* viewExtent(llvm::StringRef view, std::int64_t dim);
 
  private:
   const Expr* make(Expr e);
@@ -519,7 +530,20 @@ void forEachBufferUse(const Stmt& s, llvm::function_ref<void(const Buffer*)> fn)
 
 /// `--emit=kir`: the module as indented text, deterministic.
 void print(const Module& m, const llvm::SourceMgr& sm, llvm::raw_ostream& os);
-/// An expression as C++ (host and device code share the syntax).
-std::string printExpr(const Expr* e);
+
+/// How `printExpr` spells an expression.
+enum class ExprSyntax : std::uint8_t {
+  /// C++ with the parentheses precedence needs (host and device code share it).
+  Cxx,
+  /// C++ as a wrapper's definitions spell conditions: a `?:` condition in
+  /// parentheses, and so is a comparison that is an operand of `&&` or `||`
+  /// (`(a_ok && (N % 64 == 0)) ? 1 : 0`).
+  CxxCondition,
+  /// `--emit=kir` of host wrappers: as CxxCondition, with the extent of a host
+  /// view as `extent(view, d)`.
+  Kir,
+};
+/// An expression as text in `syntax`.
+std::string printExpr(const Expr* e, ExprSyntax syntax = ExprSyntax::Cxx);
 
 }  // namespace croqc::kir

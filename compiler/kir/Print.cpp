@@ -47,99 +47,124 @@ const char* fenceName(FenceKind f) {
   return "?";
 }
 
-void printInto(const Expr* e, std::string& out);
-
-void printOperand(const Expr* e, int parentPrec, bool rightSide, std::string& out) {
+bool isComparison(const Expr* e) {
+  if (e->kind != ExprKind::Binary) return false;
   int p = precedence(e);
-  bool parens = p < parentPrec || (rightSide && p == parentPrec);
-  if (parens) out += '(';
-  printInto(e, out);
-  if (parens) out += ')';
+  return p == 9 || p == 10;
 }
 
-void printInto(const Expr* e, std::string& out) {
-  switch (e->kind) {
-    case ExprKind::IntConst:
-      out += std::to_string(e->intValue);
-      return;
-    case ExprKind::BoolConst:
-      out += e->intValue ? "true" : "false";
-      return;
-    case ExprKind::FloatConst:
-      out += e->name;
-      return;
-    case ExprKind::Var:
-      out += e->name;
-      return;
-    case ExprKind::Builtin: {
-      static const char* const kNames[] = {"threadIdx", "blockIdx", "gridDim"};
-      out += std::string("static_cast<int>(") + kNames[static_cast<int>(e->builtin)] + "." + "xyz"[e->intValue] + ")";
-      return;
-    }
-    case ExprKind::Unary:
-      out += e->name;
-      printOperand(e->operands[0], 14, false, out);
-      return;
-    case ExprKind::Binary: {
-      int p = precedence(e);
-      printOperand(e->operands[0], p, false, out);
-      out += ' ';
-      out += e->name;
-      out += ' ';
-      printOperand(e->operands[1], p, true, out);
-      return;
-    }
-    case ExprKind::Select:
-      printOperand(e->operands[0], 3, false, out);
-      out += " ? ";
-      printOperand(e->operands[1], 3, false, out);
-      out += " : ";
-      printOperand(e->operands[2], 2, false, out);
-      return;
-    case ExprKind::Call:
-      out += e->name;
-      out += '(';
-      for (size_t i = 0; i < e->operands.size(); ++i) {
-        if (i) out += ", ";
-        printInto(e->operands[i], out);
+bool isLogical(const Expr* e) { return e->kind == ExprKind::Binary && (e->name == "&&" || e->name == "||"); }
+
+class ExprPrinter {
+ public:
+  explicit ExprPrinter(ExprSyntax syntax) : syntax_(syntax) {}
+
+  std::string take() { return std::move(out_); }
+
+  void print(const Expr* e) {
+    switch (e->kind) {
+      case ExprKind::IntConst: out_ += std::to_string(e->intValue); return;
+      case ExprKind::BoolConst: out_ += e->intValue ? "true" : "false"; return;
+      case ExprKind::FloatConst:
+      case ExprKind::Var: out_ += e->name; return;
+      case ExprKind::Unary:
+        out_ += e->name;
+        operand(e->operands[0], 14, false);
+        return;
+      case ExprKind::Binary: {
+        int p = precedence(e);
+        bool parenComparisons = explicitConditions() && isLogical(e);
+        for (int side = 0; side < 2; ++side) {
+          if (side) out_ += " " + e->name + " ";
+          const Expr* o = e->operands[side];
+          if (parenComparisons && isComparison(o)) parenthesised(o);
+          else operand(o, p, side == 1);
+        }
+        return;
       }
-      out += ')';
-      return;
-    case ExprKind::Load:
-      out += e->buffer->name;
-      out += '[';
-      printInto(e->operands[0], out);
-      out += ']';
-      return;
-    case ExprKind::Convert:
-      out += "croq::cvt<" + cxxTypeName(e->type) + ">(";
-      printInto(e->operands[0], out);
-      out += ')';
-      return;
-    case ExprKind::FragElem:
-      // A warpgroup accumulator is `float acc[atoms][N / 2]`; a warp one
-      // `croq::mma::frag_c<float> acc[M / 16][N / 8]` of four values each.
-      out += e->frag->name;
-      out += '[';
-      printInto(e->operands[0], out);
-      if (!e->frag->warpgroup) {
-        out += "][";
-        printInto(e->operands[1], out);
-        out += "].r";
+      case ExprKind::Select:
+        if (explicitConditions()) parenthesised(e->operands[0]);
+        else operand(e->operands[0], 3, false);
+        out_ += " ? ";
+        operand(e->operands[1], 3, false);
+        out_ += " : ";
+        operand(e->operands[2], 2, false);
+        return;
+      case ExprKind::Call:
+        out_ += e->name;
+        out_ += '(';
+        for (size_t i = 0; i < e->operands.size(); ++i) {
+          if (i) out_ += ", ";
+          print(e->operands[i]);
+        }
+        out_ += ')';
+        return;
+      case ExprKind::Load:
+        out_ += e->buffer->name;
+        out_ += '[';
+        print(e->operands[0]);
+        out_ += ']';
+        return;
+      case ExprKind::Convert:
+        out_ += "croq::cvt<" + cxxTypeName(e->type) + ">(";
+        print(e->operands[0]);
+        out_ += ')';
+        return;
+      case ExprKind::FragElem: fragElem(e); return;
+      case ExprKind::Builtin: {
+        static const char* const kNames[] = {"threadIdx", "blockIdx", "gridDim"};
+        out_ += std::string("static_cast<int>(") + kNames[static_cast<int>(e->builtin)] + "." + "xyz"[e->intValue] + ")";
+        return;
       }
-      out += e->frag->warpgroup ? "][" : "[";
-      printInto(e->operands[2], out);
-      out += ']';
-      return;
+      case ExprKind::ViewExtent:
+        if (syntax_ == ExprSyntax::Kir) out_ += "extent(" + e->name + ", " + std::to_string(e->intValue) + ")";
+        else out_ += "static_cast<int>(" + e->name + ".shape()[" + std::to_string(e->intValue) + "])";
+        return;
+    }
   }
-}
+
+ private:
+  bool explicitConditions() const { return syntax_ != ExprSyntax::Cxx; }
+
+  void operand(const Expr* e, int parentPrec, bool rightSide) {
+    int p = precedence(e);
+    if (p < parentPrec || (rightSide && p == parentPrec)) parenthesised(e);
+    else print(e);
+  }
+
+  void parenthesised(const Expr* e) {
+    out_ += '(';
+    print(e);
+    out_ += ')';
+  }
+
+  void fragElem(const Expr* e) {
+    // A warpgroup accumulator is `float acc[atoms][N / 2]`; a warp one
+    // `croq::mma::frag_c<float> acc[M / 16][N / 8]` of four values each.
+    out_ += e->frag->name;
+    out_ += '[';
+    print(e->operands[0]);
+    if (!e->frag->warpgroup) {
+      out_ += "][";
+      print(e->operands[1]);
+      out_ += "].r";
+    }
+    out_ += e->frag->warpgroup ? "][" : "[";
+    print(e->operands[2]);
+    out_ += ']';
+  }
+
+  ExprSyntax syntax_;
+  std::string out_;
+};
 
 }  // namespace
 
-std::string printExpr(const Expr* e) {
-  std::string out;
-  if (e) printInto(e, out);
-  return out;
+std::string printExpr(const Expr* e, ExprSyntax syntax) {
+  if (!e) return {};
+  ExprPrinter p(syntax);
+  p.print(e);
+  return p.take();
 }
 
 // ---------------------------------------------------------------------------
@@ -182,8 +207,14 @@ class KirPrinter {
       }
       os_ << "    ";
       switch (h.kind) {
-        case HostStmt::Kind::CheckShape: os_ << "check " << h.text << "  \"" << h.message << "\""; break;
-        case HostStmt::Kind::Let: os_ << "let " << h.var << " : " << cxxTypeName(h.type) << " = " << h.text; break;
+        case HostStmt::Kind::CheckShape:
+          os_ << "check " << printExpr(h.cond, ExprSyntax::Kir) << "  \"" << h.message << "\"";
+          break;
+        case HostStmt::Kind::Let:
+        case HostStmt::Kind::Local:
+          os_ << (h.kind == HostStmt::Kind::Let ? "let " : "host-local ") << h.var << " : " << cxxTypeName(h.type) << " = "
+              << printExpr(h.value, ExprSyntax::Kir);
+          break;
         case HostStmt::Kind::DataPointer:
           os_ << "pointer " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global = " << h.from
               << ".data()";
@@ -191,7 +222,7 @@ class KirPrinter {
         case HostStmt::Kind::AllocDevice:
           os_ << "alloc " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global";
           if (!h.from.empty()) os_ << " <- copy-in " << h.from;
-          else if (!h.text.empty()) os_ << " <- fill " << h.text;
+          else if (h.value) os_ << " <- fill " << printExpr(h.value, ExprSyntax::Kir);
           os_ << " on " << h.stream;
           break;
         case HostStmt::Kind::Launch:
@@ -199,15 +230,15 @@ class KirPrinter {
           break;
         case HostStmt::Kind::CopyOut: os_ << "copy-out " << h.buffer->name << " -> " << h.from << " on " << h.stream; break;
         case HostStmt::Kind::Return:
-          os_ << "return " << (h.buffer ? h.buffer->name : h.text) << " on " << h.stream;
+          os_ << "return " << (h.buffer ? h.buffer->name : printExpr(h.value, ExprSyntax::Kir)) << " on " << h.stream;
           break;
         case HostStmt::Kind::Raw: os_ << "host " << h.text; break;
         case HostStmt::Kind::Code: break;
         case HostStmt::Kind::StreamWait: os_ << "stream-wait " << h.text << " for " << h.from; break;
         case HostStmt::Kind::StreamSync: os_ << "stream-sync " << h.text; break;
         case HostStmt::Kind::TensorMap:
-          os_ << "tensor-map " << h.text << " = " << h.buffer->name << " [" << printExpr(h.tensorRows) << ", "
-              << printExpr(h.tensorCols) << "] box [" << h.boxRows << ", " << h.boxCols
+          os_ << "tensor-map " << h.text << " = " << h.buffer->name << " [" << printExpr(h.tensorRows, ExprSyntax::Kir)
+              << ", " << printExpr(h.tensorCols, ExprSyntax::Kir) << "] box [" << h.boxRows << ", " << h.boxCols
               << "] swizzle " << h.swizzle << (h.staged ? " staged on " + h.stream : std::string());
           break;
       }

@@ -395,6 +395,10 @@ class Verifier {
         if (e->intValue < 0 || e->intValue > 2)
           problem("{0} reads a launch coordinate along dimension {1}", stmtKindName(stmt_->kind), e->intValue);
         break;
+      case ExprKind::ViewExtent:
+        problem("{0} reads the extent of host view `{1}`, which only the wrapper has", stmtKindName(stmt_->kind),
+                e->name);
+        break;
       default: break;
     }
     for (const Expr* o : e->operands) {
@@ -479,7 +483,11 @@ class Verifier {
           problem("allocates or copies out {0} buffer `{1}` on the host", spaceName(h.buffer->space), bufferName(h.buffer));
         break;
       case HostStmt::Kind::Let:
-        if (h.var.empty() || h.text.empty()) problem("declares a host value without a name or a value");
+      case HostStmt::Kind::Local:
+        if (h.var.empty() || !h.value) problem("declares a host value without a name or a value");
+        break;
+      case HostStmt::Kind::CheckShape:
+        if (!h.cond) problem("checks a shape without a condition");
         break;
       case HostStmt::Kind::DataPointer:
         if (!h.buffer || h.from.empty()) problem("takes a device pointer without a buffer or a host view");

@@ -59,11 +59,9 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
   function_ = nullptr;
 }
 
-kir::HostStmt& Lowerer::appendHostStmt(kir::HostStmt::Kind k, std::string text, std::string message) {
+kir::HostStmt& Lowerer::appendHostStmt(kir::HostStmt::Kind k) {
   kir::HostStmt h;
   h.kind = k;
-  h.text = std::move(text);
-  h.message = std::move(message);
   function_->wrapper.push_back(std::move(h));
   return function_->wrapper.back();
 }
@@ -106,44 +104,47 @@ void Lowerer::lowerDataParam(const Param& p, const sema::Symbol* s, const std::s
   function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
   for (size_t d = 0; d < t.shape.size(); ++d) {
     const sym::SymExpr* dim = t.shape[d];
-    std::string read = llvm::formatv("static_cast<int>({0}.shape()[{1}])", name, d).str();
+    const Expr* read = m().viewExtent(name, static_cast<std::int64_t>(d));
+    auto check = [&](const Expr* cond, std::string message) {
+      if (!options_.entryChecks) return;
+      kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::CheckShape);
+      h.cond = cond;
+      h.message = std::move(message);
+    };
     if (const auto* se = llvm::dyn_cast<sym::SymbolExpr>(dim)) {
       auto it = dimSource.find(dim);
       if (it == dimSource.end()) {
         std::string var = se->freshId() ? llvm::formatv("{0}_dim{1}", name, d).str() : se->name().str();
         dimSource[dim] = var;
         symValues_[dim] = m().var(var);
-        kir::HostStmt& let = appendHostStmt(kir::HostStmt::Kind::Let, read);
+        kir::HostStmt& let = appendHostStmt(kir::HostStmt::Kind::Let);
         let.var = var;
         let.type = kir::ScalarType::integer();
-        if (options_.entryChecks)
-          appendHostStmt(kir::HostStmt::Kind::CheckShape, var + " > 0",
-                         llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
-      } else if (options_.entryChecks) {
-        appendHostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + it->second,
-                       llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}",
-                                     it->second, name, d)
-                           .str());
+        let.value = read;
+        check(m().binary(">", m().var(var), m().intc(0), kir::ScalarType::boolean()),
+              llvm::formatv("dimension {0} of '{1}' must be positive", d, name).str());
+      } else {
+        check(m().binary("==", read, m().var(it->second), kir::ScalarType::boolean()),
+              llvm::formatv("dimension '{0}' is not consistent: '{1}' has {0} in dimension {2}", it->second, name, d)
+                  .str());
       }
       continue;
     }
-    if (options_.entryChecks) {
-      std::string expected = printExpr(lowerSym(dim, p.range.Start));
-      appendHostStmt(kir::HostStmt::Kind::CheckShape, read + " == " + expected,
-                     llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
-    }
+    if (options_.entryChecks)
+      check(m().binary("==", read, lowerSym(dim, p.range.Start), kir::ScalarType::boolean()),
+            llvm::formatv("dimension {0} of '{1}' must be {2}", d, name, sym::print(dim)).str());
   }
   kir::Buffer* b = makeBuffer(s, kir::Space::Global, t.elem, t.shape, {}, p.range.Start);
   globalBuffers_.push_back(b);
   if (t.hostParam) {
     b->name = name + "_dev";
-    kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::AllocDevice, "");
+    kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::AllocDevice);
     h.buffer = b;
     h.from = name;
     h.stream = function_->stream;
   } else {
     b->name = name + "_ptr";
-    kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::DataPointer, "");
+    kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::DataPointer);
     h.buffer = b;
     h.from = name;
   }
@@ -222,7 +223,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
         kir::HostStmt& alloc = host(kir::HostStmt::Kind::AllocDevice);
         alloc.buffer = b;
         alloc.stream = function_->stream;
-        alloc.text = value ? kir::printExpr(m().convert(lowerExpr(value), kir::ScalarType::element(b->elem))) : "0";
+        alloc.value = value ? m().convert(lowerExpr(value), kir::ScalarType::element(b->elem)) : m().intc(0);
       }
       return;
     }
@@ -249,7 +250,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
         });
         if (deviceWork) orderAfterPreviousWork(function_->stream, r->loc());
         kir::HostStmt& ret = host(kir::HostStmt::Kind::Return);
-        ret.text = kir::printExpr(m().convert(value, scalarTypeOf(rt)));
+        ret.value = m().convert(value, scalarTypeOf(rt));
         if (deviceWork) ret.stream = function_->stream;
         return;
       }

@@ -70,7 +70,7 @@ class Lowerer {
   // ---- Functions, wrappers, statements (Lower.cpp) ----
   void lowerFunction(const ast::CoFunction& fn, const sema::FunctionInfo& info);
   /// Appends a statement of `kind` to the wrapper of the function being lowered.
-  kir::HostStmt& appendHostStmt(kir::HostStmt::Kind kind, std::string text, std::string message = {});
+  kir::HostStmt& appendHostStmt(kir::HostStmt::Kind kind);
   /// Parameter `i` of `fn`: its place in the wrapper's signature and the value kernels read.
   void lowerWrapperParam(const ast::CoFunction& fn, size_t i, const sema::FunctionInfo& info,
                          llvm::DenseMap<const sym::SymExpr*, std::string>& dimSource);
@@ -110,7 +110,8 @@ class Lowerer {
   /// Completes the prologue once the body is lowered: the async-copy counter, the events' arrival
   /// counts, the fence and barrier after mbarrier initialisation.
   void finishPrologue(const kir::Kernel& k, llvm::SMLoc loc);
-  /// The wrapper's `tma_ok_N`, true when every tensor map could be made, passed to the kernel.
+  /// The wrapper's `tma_ok_N`, a host-local value passed to the kernel: true when every tensor map
+  /// could be made and the run-time extents of the tiles TMA copies are the boxes'.
   void tmaLaunchCondition(kir::Kernel& k);
   void lowerStmt(const ast::Stmt* s);
   void lowerBody(const ast::Stmt* s);

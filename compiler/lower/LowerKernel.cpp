@@ -177,15 +177,18 @@ void Lowerer::finishPrologue(const kir::Kernel& k, llvm::SMLoc loc) {
 }
 
 void Lowerer::tmaLaunchCondition(kir::Kernel& k) {
-  // TMA is used when every tensor map could be made.
-  std::string all;
-  for (const auto& [key, name] : tensorMaps_) all += (all.empty() ? "" : " && ") + name + "_ok";
-  for (const Expr* c : tmaHostConditions_) all += " && (" + printExpr(c) + ")";
-  kir::HostStmt h;
-  h.kind = kir::HostStmt::Kind::Raw;
-  h.text = "const int tma_ok_" + std::to_string(function_->kernels.size()) + " = (" + all + ") ? 1 : 0;";
-  function_->wrapper.push_back(h);
-  k.params.push_back({"tma_ok_", "int", "tma_ok_" + std::to_string(function_->kernels.size())});
+  // TMA is used when every tensor map (there is one at least) could be
+  // made and the run-time extents of the tiles it copies are the boxes'.
+  const Expr* all = nullptr;
+  for (const auto& [key, name] : tensorMaps_)
+    all = m().logicalAnd(all, m().var(name + "_ok", kir::ScalarType::boolean()));
+  for (const Expr* c : tmaHostConditions_) all = m().logicalAnd(all, c);
+  std::string var = "tma_ok_" + std::to_string(function_->kernels.size());
+  kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::Local);
+  h.var = var;
+  h.type = kir::ScalarType::integer();
+  h.value = m().select(all, m().intc(1), m().intc(0), kir::ScalarType::integer());
+  k.params.push_back({"tma_ok_", "int", var});
 }
 
 }  // namespace croqc::lower

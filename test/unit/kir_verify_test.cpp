@@ -500,6 +500,10 @@ TEST_CASE("the verifier checks tiles and expressions", "[kir][verify]") {
     copy->dst.offset = &bad;
     expectOne(fx, "copy reads a launch coordinate along dimension 3");
   }
+  SECTION("host view extent") {
+    copy->dst.offset = fx.m.viewExtent("a", 0);
+    expectOne(fx, "copy reads the extent of host view `a`, which only the wrapper has");
+  }
   SECTION("null operand") {
     Expr bad;
     bad.kind = ExprKind::Call;
@@ -648,9 +652,23 @@ TEST_CASE("the verifier checks host wrappers", "[kir][verify]") {
   }
   SECTION("host value") {
     HostStmt& h = fx.host(HostStmt::Kind::Let);
-    h.text = "static_cast<int>(a.shape()[0])";
+    h.value = fx.m.viewExtent("a", 0);
     expectOne(fx, "function `f`: declares a host value without a name or a value");
     fx.f->wrapper.back().var = "M";
+    CHECK(fx.problems().empty());
+  }
+  SECTION("host-local value") {
+    HostStmt& h = fx.host(HostStmt::Kind::Local);
+    h.var = "tma_ok_0";
+    expectOne(fx, "function `f`: declares a host value without a name or a value");
+    fx.f->wrapper.back().value = fx.m.intc(1);
+    CHECK(fx.problems().empty());
+  }
+  SECTION("shape check") {
+    HostStmt& h = fx.host(HostStmt::Kind::CheckShape);
+    h.message = "dimension 0 of 'a' must be positive";
+    expectOne(fx, "function `f`: checks a shape without a condition");
+    fx.f->wrapper.back().cond = fx.m.binary(">", fx.m.var("M"), fx.m.intc(0), ScalarType::boolean());
     CHECK(fx.problems().empty());
   }
   SECTION("device pointer") {
