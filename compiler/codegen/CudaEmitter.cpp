@@ -60,8 +60,7 @@ void Emitter::kernel(const Kernel& k) {
   for (size_t i = 0; i < k.params.size(); ++i) {
     if (i) params += ", ";
     const KernelParam& p = k.params[i];
-    bool pointer = llvm::StringRef(p.cxxType).endswith("*");
-    params += p.cxxType + (pointer ? " __restrict__ " : " ") + p.name;
+    params += cxxParamType(p) + (p.kind == KernelParam::Kind::Buffer ? " __restrict__ " : " ") + p.name;
   }
   std::string cluster = k.clusterSize > 1 ? llvm::formatv("__cluster_dims__({0}, 1, 1) ", k.clusterSize).str() : "";
   line(llvm::formatv("__global__ void __launch_bounds__({0}) {3}{1}({2}) {{", k.instances ? 1024 : k.threads, k.name,

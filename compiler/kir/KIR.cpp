@@ -24,6 +24,41 @@ std::string cxxElementType(TokenKind elem) {
   }
 }
 
+KernelParam KernelParam::ofBuffer(const Buffer* b) {
+  KernelParam p;
+  p.kind = Kind::Buffer;
+  p.name = b->name;
+  p.buffer = b;
+  p.argument = b->name;
+  return p;
+}
+
+KernelParam KernelParam::scalar(std::string name, ScalarType type, std::string argument) {
+  KernelParam p;
+  p.kind = Kind::Scalar;
+  p.name = std::move(name);
+  p.type = type;
+  p.argument = std::move(argument);
+  return p;
+}
+
+KernelParam KernelParam::tensorMap(std::string name) {
+  KernelParam p;
+  p.kind = Kind::TensorMap;
+  p.argument = name;
+  p.name = std::move(name);
+  return p;
+}
+
+std::string cxxParamType(const KernelParam& p) {
+  switch (p.kind) {
+    case KernelParam::Kind::Buffer: return cxxElementType(p.buffer->elem) + "*";
+    case KernelParam::Kind::Scalar: return cxxTypeName(p.type);
+    case KernelParam::Kind::TensorMap: return "const __grid_constant__ CUtensorMap";
+  }
+  return cxxTypeName(p.type);
+}
+
 std::string cxxTypeName(ScalarType t) {
   switch (t.kind) {
     case ScalarType::Kind::Void: return "void";

@@ -341,13 +341,29 @@ struct Stmt {
 // ---------------------------------------------------------------------------
 // Kernels and host wrappers
 
+/// A kernel parameter and what its wrapper passes for it.
 struct KernelParam {
+  enum class Kind : std::uint8_t {
+    Buffer,     // `buffer`'s device pointer, `T* __restrict__` for its element type T
+    Scalar,     // a value of `type`
+    TensorMap,  // a TMA tensor map, passed as a `__grid_constant__` CUtensorMap
+  };
+  Kind kind = Kind::Scalar;
   std::string name;
-  /// The C++ type as the kernel receives it: `croq::f16* __restrict__`, `int`.
-  std::string cxxType;
-  /// The expression the wrapper passes.
+  const Buffer* buffer = nullptr;
+  ScalarType type;
+  /// The wrapper's variable that is passed (a buffer's pointer or device
+  /// allocation, a value, a tensor map).
   std::string argument;
+
+  static KernelParam ofBuffer(const Buffer* b);
+  static KernelParam scalar(std::string name, ScalarType type, std::string argument);
+  static KernelParam tensorMap(std::string name);
 };
+
+/// The C++ type a kernel receives a parameter as: `croq::f16*`, `int`,
+/// `const __grid_constant__ CUtensorMap`.
+std::string cxxParamType(const KernelParam& p);
 
 struct Kernel {
   std::string name;

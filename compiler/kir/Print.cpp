@@ -255,7 +255,7 @@ class KirPrinter {
         << (k.cooperative ? " cooperative" : "")
         << (k.clusterSize > 1 ? " cluster(" + std::to_string(k.clusterSize) + ")" : "")
         << " {\n";
-    for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << p.cxxType << "\n";
+    for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << cxxParamType(p) << "\n";
     depth_ = 2;
     for (const Stmt* s : k.body) stmt(s);
     os_ << "  }\n";

@@ -78,27 +78,27 @@ void Lowerer::kernelLaunchShape(kir::Kernel& k, const ParallelStmt* root, const 
 void Lowerer::kernelParams(kir::Kernel& k) {
   // Every global buffer and every integer the kernel may read.
   for (const kir::Buffer* b : globalBuffers_)
-    k.params.push_back({b->name, kir::cxxElementType(b->elem) + "*", b->name});
+    k.params.push_back(kir::KernelParam::ofBuffer(b));
   llvm::DenseSet<llvm::StringRef> seen;
   for (const kir::HostStmt& h : function_->wrapper) {
     // Values the host code computed (at the top level of the body).
     if (h.kind == kir::HostStmt::Kind::Code) {
       for (const Stmt* st : h.code)
         if (st->kind == StmtKind::Let && seen.insert(st->var).second)
-          k.params.push_back({st->var, kir::cxxTypeName(st->type), st->var});
+          k.params.push_back(kir::KernelParam::scalar(st->var, st->type, st->var));
       continue;
     }
     if (h.kind == kir::HostStmt::Kind::Let && seen.insert(h.var).second)
-      k.params.push_back({h.var, kir::cxxTypeName(h.type), h.var});
+      k.params.push_back(kir::KernelParam::scalar(h.var, h.type, h.var));
   }
   for (const sema::Symbol* p : functionInfo_->params) {
     if (p->type.kind == sema::TypeKind::Int || p->type.kind == sema::TypeKind::Element ||
         p->type.kind == sema::TypeKind::Bool) {
       std::string name = nameFor(p);
-      std::string type = p->type.kind == sema::TypeKind::Int    ? "int"
-                         : p->type.kind == sema::TypeKind::Bool ? "bool"
-                                                                : kir::cxxElementType(p->type.elem);
-      if (seen.insert(name).second || true) k.params.push_back({name, type, name});
+      kir::ScalarType type = p->type.kind == sema::TypeKind::Int    ? kir::ScalarType::integer()
+                             : p->type.kind == sema::TypeKind::Bool ? kir::ScalarType::boolean()
+                                                                    : kir::ScalarType::element(p->type.elem);
+      k.params.push_back(kir::KernelParam::scalar(name, type, name));
     }
   }
 }
@@ -188,7 +188,7 @@ void Lowerer::tmaLaunchCondition(kir::Kernel& k) {
   h.var = var;
   h.type = kir::ScalarType::integer();
   h.value = m().select(all, m().intc(1), m().intc(0), kir::ScalarType::integer());
-  k.params.push_back({"tma_ok_", "int", var});
+  k.params.push_back(kir::KernelParam::scalar("tma_ok_", kir::ScalarType::integer(), var));
 }
 
 }  // namespace croqc::lower

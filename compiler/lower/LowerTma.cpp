@@ -91,7 +91,7 @@ std::string Lowerer::tensorMap(const kir::Buffer* global, const TmaTensor& tenso
   h.swizzle = swizzle;
   h.stream = function_->stream;
   function_->wrapper.push_back(h);
-  kernel_->params.push_back({name, "const __grid_constant__ CUtensorMap", name});
+  kernel_->params.push_back(kir::KernelParam::tensorMap(name));
   return name;
 }
 
@@ -134,7 +134,10 @@ bool Lowerer::hostComputable(const Expr* e) const {
     case kir::ExprKind::BoolConst: return true;
     case kir::ExprKind::Var:
       return llvm::any_of(kernel_->params,
-                          [&](const kir::KernelParam& p) { return p.name == e->name && p.argument == e->name && p.cxxType == "int"; });
+                          [&](const kir::KernelParam& p) {
+                            return p.kind == kir::KernelParam::Kind::Scalar && p.name == e->name &&
+                                   p.argument == e->name && p.type.kind == kir::ScalarType::Kind::Int;
+                          });
     case kir::ExprKind::Unary:
     case kir::ExprKind::Binary:
     case kir::ExprKind::Call:
