@@ -63,9 +63,12 @@ void Emitter::kernel(const Kernel& k) {
     params += cxxParamType(p) + (p.kind == KernelParam::Kind::Buffer ? " __restrict__ " : " ") + p.name;
   }
   std::string cluster = k.clusterSize > 1 ? llvm::formatv("__cluster_dims__({0}, 1, 1) ", k.clusterSize).str() : "";
-  line(llvm::formatv("__global__ void __launch_bounds__({0}) {3}{1}({2}) {{", k.instances ? 1024 : k.threads, k.name,
-                     params, cluster)
-           .str());
+  std::string bounds;
+  if (k.maxRegisters) bounds = llvm::formatv("__maxnreg__({0}) ", k.maxRegisters).str();
+  else if (k.launchBoundThreads && k.launchMinBlocks)
+    bounds = llvm::formatv("__launch_bounds__({0}, {1}) ", k.launchBoundThreads, k.launchMinBlocks).str();
+  else if (k.launchBoundThreads) bounds = llvm::formatv("__launch_bounds__({0}) ", k.launchBoundThreads).str();
+  line(llvm::formatv("__global__ void {0}{3}{1}({2}) {{", bounds, k.name, params, cluster).str());
   ++indent_;
   if (!k.sharedBuffers.empty()) {
     line(options_.cpuTarget ? "unsigned char* const croq_smem_ = croq::cpu::dynamic_shared_memory();"
@@ -118,8 +121,8 @@ void Emitter::launch(const HostStmt& h, llvm::StringRef function) {
   std::string args;
   for (size_t i = 0; i < k.params.size(); ++i) {
     const KernelParam& p = k.params[i];
-    bool dev = deviceBuffers_.count(p.argument) != 0;
-    values.push_back(p.argument + (dev ? ".get()" : ""));
+    bool owned = p.kind == KernelParam::Kind::Buffer && p.buffer && p.buffer->wrapperOwned;
+    values.push_back(p.argument + (owned ? ".get()" : ""));
     args += (i ? ", " : "") + values.back();
   }
   std::string grid;
@@ -211,7 +214,6 @@ void Emitter::function(const Function& f) {
   if (unsigned l = lineOf(f.loc)) line(llvm::formatv("// host wrapper of `{0}` ({1}:{2})", f.name, options_.sourceName, l).str());
   line(f.returnType + " " + f.name + "(" + params + ") {");
   ++indent_;
-  deviceBuffers_.clear();
   for (const HostStmt& h : f.wrapper) {
     switch (h.kind) {
       case HostStmt::Kind::CheckShape:
@@ -225,7 +227,6 @@ void Emitter::function(const Function& f) {
         line(cxxElementType(h.buffer->elem) + "* " + h.buffer->name + " = " + h.from + ".data();");
         break;
       case HostStmt::Kind::AllocDevice: {
-        deviceBuffers_.insert(h.buffer->name);
         std::string n = elementCount(*h.buffer);
         line(llvm::formatv("croq::device_buffer<{0}> {1}({2}, {3});", cxxElementType(h.buffer->elem), h.buffer->name,
                            n, h.stream)
@@ -253,7 +254,7 @@ void Emitter::function(const Function& f) {
         for (size_t i = 0; i < h.buffer->shape.size(); ++i) dims += (i ? ", " : "") + printExpr(h.buffer->shape[i]);
         line(llvm::formatv("auto result_ = croq::make_spandata<{0}>({1});", cxxElementType(h.buffer->elem), dims)
                  .str());
-        if (deviceBuffers_.count(h.buffer->name)) {
+        if (h.buffer->wrapperOwned) {
           line(llvm::formatv("{0}.copy_to_host(result_.data(), {1});", h.buffer->name, elementCount(*h.buffer)).str());
         } else {
           line(llvm::formatv("CROQ_CUDA_CHECK(cudaMemcpyAsync(result_.data(), {0}, result_.bytes(), "

@@ -3,7 +3,6 @@
 // of host code). Private to compiler/codegen.
 #pragma once
 
-#include <llvm/ADT/StringSet.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/SourceMgr.h>
 
@@ -71,7 +70,6 @@ class Emitter {
   unsigned lines_ = 0;
   unsigned indent_ = 0;
   /// The wrapper's device buffers (`croq::device_buffer`s), by name.
-  llvm::StringSet<> deviceBuffers_;
 };
 
 }  // namespace croqc::codegen

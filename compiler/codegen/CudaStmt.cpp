@@ -172,13 +172,20 @@ void Emitter::wgmmaExec(const Stmt* s) {
         .str();
   };
   std::string descB = desc(b, s->transposedB, "", s->step);
+  // scale-d: the first K step overwrites the accumulator unless `cond`.
+  std::string scaleD;
+  if (s->cond) {
+    scaleD = s->cond->kind == kir::ExprKind::BoolConst && !s->cond->intValue
+                 ? ", ks_ != 0"
+                 : ", ks_ != 0 || (" + printExpr(s->cond) + ")";
+  }
   std::string transB = s->transposedB ? ", 1" : "";
   for (std::int64_t i = 0; i < c.rows; ++i) {
     if (regA) {
       line(llvm::formatv("croq::wgmma::mma_rs<{0}, {1}, {2}{6}>({3}[{4}], {5}[{4}][ks_].r,", c.logicalCols, acc,
                          in, c.name, i, regA->name, transB)
                .str());
-      line("    " + descB + ");");
+      line("    " + descB + scaleD + ");");
       continue;
     }
     std::string trans = s->transposed || s->transposedB ? (s->transposed ? ", 1" : ", 0") + transB : "";
@@ -187,7 +194,8 @@ void Emitter::wgmmaExec(const Stmt* s) {
              .str());
     line("    " + desc(a, s->transposed, i ? " + " + std::to_string(64 * i) : "", meta ? s->step / 2 : s->step) +
          ",");
-    line("    " + descB + (meta ? llvm::formatv(", {0}[{1}][ks_]", meta->name, i).str() : std::string()) + ");");
+    line("    " + descB + (meta ? llvm::formatv(", {0}[{1}][ks_]", meta->name, i).str() : std::string()) + scaleD +
+         ");");
   }
   --indent_;
   line("}");

@@ -129,6 +129,11 @@ bool runLower(Compilation& c) {
 // --- KIR passes ---------------------------------------------------------------
 // Each rewrites the module lowering made; the verifier runs after each.
 
+bool runZeroInit(Compilation& c) {
+  lower::zeroAccumulatorsByScaleD(*c.kir);
+  return verifyKir(c);
+}
+
 bool runBarriers(Compilation& c) {
   lower::elideBarriers(*c.kir);
   return verifyKir(c);
@@ -177,6 +182,8 @@ const Pass kPipeline[] = {
     {"sema", "resolve names, infer types and symbolic shapes, check the language rules", runSema, printSema},
     {"lower", "lower to KIR: thread mapping, buffers, barriers, copies, MMA atoms, host wrappers", runLower,
      printKir},
+    {"wgmma-zero-init", "start WGMMA accumulators filled with zero from the first WGMMA's scale-d, not a fill",
+     runZeroInit, printKir},
     {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)", runBarriers,
      printKir},
     {"shared-layout", "give shared buffers their offsets, sharing bytes across barriers; size shared memory",

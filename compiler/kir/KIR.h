@@ -103,6 +103,10 @@ struct Buffer {
   /// future's data, which `swap` exchanges between futures): declared by a
   /// BufferPointer statement; it takes no memory of its own.
   bool pointer = false;
+  /// A global buffer the host wrapper allocates (HostStmt::AllocDevice, a
+  /// `croq::device_buffer`) rather than one whose pointer a caller passed:
+  /// the wrapper passes `NAME.get()` for it and copies it out itself.
+  bool wrapperOwned = false;
   /// WGMMA operand tiles: stored K-major in swizzled blocks of this many
   /// bytes per row (croq/device/wgmma_tile.h); 0 for row-major.
   int swizzleBytes = 0;
@@ -393,6 +397,12 @@ struct Kernel {
   /// The kernel prints (`print`/`println`): the wrapper waits for it so that
   /// its output appears where the program called the function.
   bool prints = false;
+  /// `__launch_bounds__(launchBoundThreads, launchMinBlocks)`: at least
+  /// `threads` (0: no launch bounds, which `maxRegisters` requires); B 0:
+  /// none. `maxRegisters` > 0: `__maxnreg__(maxRegisters)`.
+  std::int64_t launchBoundThreads = 0;
+  std::int64_t launchMinBlocks = 0;
+  std::int64_t maxRegisters = 0;
   std::vector<Stmt*> body;
 };
 

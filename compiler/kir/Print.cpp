@@ -254,7 +254,11 @@ class KirPrinter {
         << (k.runtimeSharedBytes ? ", at launch " + printExpr(k.runtimeSharedBytes) + " B" : "") << ")"
         << (k.cooperative ? " cooperative" : "")
         << (k.clusterSize > 1 ? " cluster(" + std::to_string(k.clusterSize) + ")" : "")
-        << " {\n";
+        << (k.launchBoundThreads && k.launchBoundThreads != k.threads
+                ? " max_threads(" + std::to_string(k.launchBoundThreads) + ")"
+                : "")
+        << (k.launchMinBlocks ? " min_blocks(" + std::to_string(k.launchMinBlocks) + ")" : "")
+        << (k.maxRegisters ? " maxnreg(" + std::to_string(k.maxRegisters) + ")" : "") << " {\n";
     for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << cxxParamType(p) << "\n";
     depth_ = 2;
     for (const Stmt* s : k.body) stmt(s);
@@ -537,7 +541,12 @@ class KirPrinter {
             << s->count << " "
             << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src))
             << (s->transposed ? " (MN-major)" : "") << (s->fragB ? " sparse " + s->fragB->name : "") << " * "
-            << tile(s->dst) << (s->transposedB ? " (MN-major)" : "") << "\n";
+            << tile(s->dst) << (s->transposedB ? " (MN-major)" : "")
+            << (!s->cond                                                  ? ""
+                : s->cond->kind == ExprKind::BoolConst && !s->cond->intValue ? " (first step overwrites)"
+                                                                             : " (first step overwrites unless " +
+                                                                                   printExpr(s->cond) + ")")
+            << "\n";
         return;
       default: return;
     }

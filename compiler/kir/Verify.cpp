@@ -39,6 +39,10 @@ class Verifier {
     asyncWgmmaOpen_ = nullptr;
     shared_.clear();
     if (k.threads <= 0) problem("launches {0} threads per block", k.threads);
+    if (k.launchBoundThreads && k.launchBoundThreads < k.threads)
+      problem("has a launch bound of {0} threads below its {1} threads per block", k.launchBoundThreads, k.threads);
+    if (k.maxRegisters && (k.launchBoundThreads || k.launchMinBlocks))
+      problem("has both a register cap and launch bounds, which nvcc rejects together");
     for (const Buffer* b : k.sharedBuffers) {
       if (!b) {
         problem("lists a null shared buffer");
@@ -294,6 +298,7 @@ class Verifier {
     if (s->fragB) fragment(s->fragB, "metadata ", {FragRole::E});
     tile(s->dst, "B operand");
     need(s->count > 0 && s->step > 0, "has no K steps");
+    if (s->cond) need(s->cond->type.kind == ScalarType::Kind::Bool, "has a scale-d condition that is not a bool");
     if (s->async) asyncWgmmaOpen_ = s;
   }
 
@@ -481,6 +486,8 @@ class Verifier {
         if (!h.buffer) problem("allocates or copies out no buffer");
         else if (h.buffer->space != Space::Global)
           problem("allocates or copies out {0} buffer `{1}` on the host", spaceName(h.buffer->space), bufferName(h.buffer));
+        else if (h.kind == HostStmt::Kind::AllocDevice && !h.buffer->wrapperOwned)
+          problem("allocates buffer `{0}`, which is not marked as the wrapper's own", bufferName(h.buffer));
         break;
       case HostStmt::Kind::Let:
       case HostStmt::Kind::Local:

@@ -63,6 +63,12 @@ std::unique_ptr<kir::Module> lowerProgram(const ast::Program& program, sema::Sem
 // The KIR passes that follow lowering, in the order the pipeline runs them
 // (`--list-passes`); each is printable with `--print-after=PASS`.
 
+/// `wgmma-zero-init`: a warpgroup accumulator filled with zero and then
+/// accumulated into by WGMMA starts from that WGMMA's scale-d instead of the
+/// fill, which inside a loop makes ptxas serialize WGMMA
+/// (LowerAccumulators.cpp).
+void zeroAccumulatorsByScaleD(kir::Module& module);
+
 /// `barriers`: drops the CTA barrier at the end of a loop body when the next
 /// iteration and the code after the loop both reach another CTA barrier
 /// before touching memory other threads see, and the barriers at a kernel's

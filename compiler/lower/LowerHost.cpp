@@ -138,6 +138,7 @@ void Lowerer::lowerDataParam(const Param& p, const sema::Symbol* s, const std::s
   globalBuffers_.push_back(b);
   if (t.hostParam) {
     b->name = name + "_dev";
+    b->wrapperOwned = true;
     kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::AllocDevice);
     h.buffer = b;
     h.from = name;
@@ -221,6 +222,7 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
           value = tuple->elements[0];
         }
         kir::HostStmt& alloc = host(kir::HostStmt::Kind::AllocDevice);
+        b->wrapperOwned = true;
         alloc.buffer = b;
         alloc.stream = function_->stream;
         alloc.value = value ? m().convert(lowerExpr(value), kir::ScalarType::element(b->elem)) : m().intc(0);

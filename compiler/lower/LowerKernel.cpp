@@ -61,6 +61,16 @@ void Lowerer::kernelLaunchShape(kir::Kernel& k, const ParallelStmt* root, const 
   k.threads = std::max<std::int64_t>(1, info.threadsPerCta);
   if (info.runtimeWarps) k.instances = lowerSym(info.runtimeWarps, root->loc());
   k.cooperative = info.cooperative;
+  // The launch bound: the block's threads (a block of a run-time number of
+  // warps: the most a block can have), or what `[[launch_bounds]]` says.
+  // With `[[maxnreg]]` there is none: nvcc rejects __launch_bounds__ beside
+  // __maxnreg__, and the explicit register cap is the stronger request (sema
+  // has still checked the bound against the thread count).
+  k.maxRegisters = info.maxRegisters;
+  if (!k.maxRegisters) {
+    k.launchBoundThreads = info.launchBoundThreads ? info.launchBoundThreads : k.instances ? 1024 : k.threads;
+    k.launchMinBlocks = info.launchMinBlocks;
+  }
   for (const sym::SymExpr* g : info.gridDims) k.grid.push_back(lowerSym(g, root->loc()));
   if (k.grid.empty()) k.grid.push_back(m().intc(1));
   if (info.clusterSize > 1 && !cpuTarget()) {

@@ -76,9 +76,7 @@ std::string Lowerer::tensorMap(const kir::Buffer* global, const TmaTensor& tenso
   tensorMaps_.push_back({{global, shape, rows, cols, swizzle}, name});
   // The wrapper's pointer to the tensor: a device copy of a host parameter,
   // or the caller's device pointer.
-  std::string ptr = global->name;
-  for (const kir::HostStmt& h : function_->wrapper)
-    if (h.kind == kir::HostStmt::Kind::AllocDevice && h.buffer == global) ptr += ".get()";
+  std::string ptr = global->name + (global->wrapperOwned ? ".get()" : "");
   kir::HostStmt h;
   h.kind = kir::HostStmt::Kind::TensorMap;
   h.text = name;

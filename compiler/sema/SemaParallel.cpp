@@ -185,17 +185,25 @@ void Checker::checkThreadsPerBlock(const ParallelStmt* p) {
   }
 }
 
-// `[[maxnreg(n)]]`, `[[launch_bounds(...)]]` on the outermost `parallel`.
+// `[[maxnreg(n)]]`, `[[launch_bounds(...)]]` on the outermost `parallel`;
+// the kernel records their values.
 void Checker::checkParallelAttributes(const ParallelStmt* p, bool root) {
   for (const Attribute& a : p->attributes) {
     if (!root) report(a.range, DiagKind::err_attribute_not_block, a.name);
     if (a.name == "maxnreg") {
       std::optional<std::int64_t> n = a.args.size() == 1 ? constantOf(a.args[0]) : std::nullopt;
       if (!n || *n <= 0) report(a.range, DiagKind::err_attribute_args, a.name, "one positive integer constant");
+      else if (root && kernel_) kernel_->maxRegisters = *n;
     } else if (a.name == "launch_bounds") {
       if (a.args.empty() || a.args.size() > 2) report(a.range, DiagKind::err_attribute_args, a.name, "one or two arguments");
-      for (const Expr* arg : a.args)
-        if (!llvm::isa<WildcardExpr>(arg)) intValue(arg, "`launch_bounds`");
+      for (size_t i = 0; i < a.args.size() && i < 2; ++i) {
+        if (llvm::isa<WildcardExpr>(a.args[i])) continue;
+        intValue(a.args[i], "`launch_bounds`");
+        std::optional<std::int64_t> v = constantOf(a.args[i]);
+        if (!v) continue;
+        if (*v <= 0) report(a.range, DiagKind::err_attribute_args, a.name, "positive integer constants or `_`");
+        else if (root && kernel_) (i == 0 ? kernel_->launchBoundThreads : kernel_->launchMinBlocks) = *v;
+      }
     }
   }
 }

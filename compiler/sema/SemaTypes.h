@@ -163,6 +163,11 @@ struct KernelInfo {
   const Symbol* clusterBlockVar = nullptr;
   bool clusterLevel = false;
   std::vector<ParallelLevelInfo> levels;
+  /// `[[launch_bounds(T, B)]]`: T (0 for `_` or none: the kernel's own
+  /// thread count) and B (0: none); `[[maxnreg(n)]]`: n (0: none).
+  std::int64_t launchBoundThreads = 0;
+  std::int64_t launchMinBlocks = 0;
+  std::int64_t maxRegisters = 0;
 };
 
 struct FunctionInfo {

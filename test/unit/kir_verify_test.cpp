@@ -140,6 +140,15 @@ TEST_CASE("the verifier checks kernels and their statements' operands", "[kir][v
     fx.k->threads = 0;
     expectOne(fx, "kernel `k`: launches 0 threads per block");
   }
+  SECTION("launch bound") {
+    fx.k->launchBoundThreads = 64;
+    expectOne(fx, "kernel `k`: has a launch bound of 64 threads below its 128 threads per block");
+  }
+  SECTION("register cap beside launch bounds") {
+    fx.k->launchBoundThreads = 128;
+    fx.k->maxRegisters = 40;
+    expectOne(fx, "kernel `k`: has both a register cap and launch bounds, which nvcc rejects together");
+  }
   SECTION("null statement") {
     fx.k->body.push_back(nullptr);
     expectOne(fx, "holds a null statement");
@@ -302,6 +311,12 @@ TEST_CASE("the verifier checks MMA fragments and their roles", "[kir][verify]") 
     SECTION("K steps") {
       s->count = 0;
       expectOne(fx, "WGMMA has no K steps");
+    }
+    SECTION("scale-d condition") {
+      s->cond = fx.m.intc(1);
+      expectOne(fx, "WGMMA has a scale-d condition that is not a bool");
+      s->cond = fx.m.boolc(false);
+      CHECK(fx.problems().empty());
     }
     SECTION("sparse metadata role") {
       s->fragB = fx.fragment(FragRole::B);
@@ -649,6 +664,11 @@ TEST_CASE("the verifier checks host wrappers", "[kir][verify]") {
     expectOne(fx, "allocates or copies out no buffer");
     fx.f->wrapper.back().buffer = fx.buffer("s", Space::Shared, 4);
     expectOne(fx, "allocates or copies out shared buffer `s` on the host");
+    Buffer* g = fx.buffer("g_dev", Space::Global, 4);
+    fx.f->wrapper.back().buffer = g;
+    expectOne(fx, "allocates buffer `g_dev`, which is not marked as the wrapper's own");
+    g->wrapperOwned = true;
+    CHECK(fx.problems().empty());
   }
   SECTION("host value") {
     HostStmt& h = fx.host(HostStmt::Kind::Let);

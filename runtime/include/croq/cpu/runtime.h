@@ -27,6 +27,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __launch_bounds__(...)
+#define __maxnreg__(...)
 #define __shared__ static thread_local
 #define __constant__
 #define __managed__
