@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -492,6 +493,28 @@ void test_launch_errors() {
   CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess && ms >= 0.0f);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+
+  // Round-robin timing: every launch runs once per round, in order; an empty
+  // launch is skipped and gets no times.
+  std::vector<int> order;
+  std::vector<std::function<cudaError_t()>> launches = {
+      [&] {
+        order.push_back(0);
+        croq::cpu::launch(empty_kernel, "empty_kernel", dim3(4), dim3(32), 0);
+        return cudaGetLastError();
+      },
+      std::function<cudaError_t()>(),
+      [&] {
+        order.push_back(2);
+        return cudaSuccess;
+      }};
+  const std::vector<std::vector<float>> times = croq::time_round_robin(launches, 3);
+  CHECK(times.size() == 3 && times[0].size() == 3 && times[1].empty() && times[2].size() == 3);
+  CHECK((order == std::vector<int>{0, 2, 0, 2, 0, 2}));
+  bool nonnegative = true;
+  for (const std::vector<float>& t : times)
+    for (float v : t) nonnegative = nonnegative && v >= 0.0f;
+  CHECK(nonnegative);
 }
 
 // ---- errors that would hang a GPU ------------------------------------------------------

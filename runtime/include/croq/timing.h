@@ -5,9 +5,16 @@
 //   timing(f, opt, args...)                    average milliseconds of f(args...)
 //   gpu_timer                                  start()/stop()/elapsed_ms() on a stream
 //   time_ms(launch, iterations, warmup, s)     average milliseconds per launch()
+//   time_round_robin(launches, rounds)         per launch, the milliseconds of each of its runs
+//                                              when the launches take turns
 #pragma once
 
 #include <cuda_runtime.h>
+
+#include <cstddef>
+#include <functional>
+#include <utility>
+#include <vector>
 
 
 #include "croq/host.h"
@@ -58,6 +65,46 @@ float time_ms(F&& launch, int iterations = 10, int warmup = 2, cudaStream_t stre
   for (int i = 0; i < iterations; ++i) launch();
   timer.stop();
   return timer.elapsed_ms() / static_cast<float>(iterations > 0 ? iterations : 1);
+}
+
+// Times several launches that take turns: `rounds` rounds, each of which
+// runs every launch once between its own pair of CUDA events, all enqueued
+// back to back on the default stream. Every launch is then timed in the same
+// mix of load and at the same clocks on average; timed one after the other,
+// the first would run before the GPU reaches its power limit and the later
+// ones after it. A launch returns its launch error; an empty one is skipped
+// (its result is empty). Returns, per launch, the milliseconds of each round.
+inline std::vector<std::vector<float>> time_round_robin(const std::vector<std::function<cudaError_t()>>& launches,
+                                                        int rounds) {
+  std::vector<std::vector<std::pair<cudaEvent_t, cudaEvent_t>>> marks(launches.size());
+  for (std::size_t j = 0; j < launches.size(); ++j) {
+    if (!launches[j]) continue;
+    marks[j].resize(static_cast<std::size_t>(rounds > 0 ? rounds : 0));
+    for (auto& [start, stop] : marks[j]) {
+      CROQ_CUDA_CHECK(cudaEventCreate(&start));
+      CROQ_CUDA_CHECK(cudaEventCreate(&stop));
+    }
+  }
+  for (int i = 0; i < rounds; ++i) {
+    for (std::size_t j = 0; j < launches.size(); ++j) {
+      if (!launches[j]) continue;
+      CROQ_CUDA_CHECK(cudaEventRecord(marks[j][static_cast<std::size_t>(i)].first));
+      CROQ_CUDA_CHECK(launches[j]());
+      CROQ_CUDA_CHECK(cudaEventRecord(marks[j][static_cast<std::size_t>(i)].second));
+    }
+  }
+  CROQ_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::vector<float>> times(launches.size());
+  for (std::size_t j = 0; j < launches.size(); ++j) {
+    for (auto& [start, stop] : marks[j]) {
+      float ms = 0.0f;
+      CROQ_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      times[j].push_back(ms);
+      CROQ_CUDA_CHECK(cudaEventDestroy(start));
+      CROQ_CUDA_CHECK(cudaEventDestroy(stop));
+    }
+  }
+  return times;
 }
 
 // Croqtile's timing options: `warmup` untimed calls, then `repeat` timed ones;
