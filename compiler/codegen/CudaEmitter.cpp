@@ -14,6 +14,7 @@
 #include "codegen/CudaSpelling.h"
 #include "kir/KIR.h"
 #include "target/ElementTypes.h"
+#include "target/Target.h"
 
 namespace croqc::codegen {
 
@@ -100,7 +101,7 @@ std::string Emitter::runtimeSharedBytes(const Kernel& k, llvm::StringRef functio
                    .str();
   }
   line(llvm::formatv("croq::check_shared_memory(\"{0}\", \"{1}\", {2}, {{{3}});", function, k.name, bytes, buffers).str());
-  line(llvm::formatv("if ({0} > 48 * 1024) {{", bytes).str());
+  line(llvm::formatv("if ({0} > {1} * 1024) {{", bytes, target::kDefaultSharedBytes / 1024).str());
   ++indent_;
   line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
                      "static_cast<int>({1})));",
@@ -129,7 +130,7 @@ void Emitter::launch(const HostStmt& h, llvm::StringRef function) {
   for (size_t i = 0; i < k.grid.size(); ++i) grid += (i ? ", " : "") + printExpr(k.grid[i]);
   std::string shared = std::to_string(k.sharedBytes);
   if (k.runtimeSharedBytes) shared = runtimeSharedBytes(k, function);
-  else if (k.sharedBytes > 48 * 1024) {
+  else if (k.sharedOptIn) {
     // More than the default 48 KB, and as much of the unified L1 /
     // shared memory as shared memory, so that blocks can share an SM.
     line(llvm::formatv("CROQ_CUDA_CHECK(cudaFuncSetAttribute({0}, cudaFuncAttributeMaxDynamicSharedMemorySize, "

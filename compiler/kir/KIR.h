@@ -390,6 +390,12 @@ struct Kernel {
   /// in bytes, a host expression the wrapper evaluates at the launch (and
   /// checks against the device's per-block limit); null otherwise.
   const Expr* runtimeSharedBytes = nullptr;
+  /// The wrapper raises the kernel's dynamic shared-memory limit to
+  /// `sharedBytes` (and asks for the largest shared carve-out) before the
+  /// launch: it uses more than target::kDefaultSharedBytes. Set by
+  /// `shared-layout`; with `runtimeSharedBytes` the wrapper decides at the
+  /// launch.
+  bool sharedOptIn = false;
   bool cooperative = false;
   /// Blocks per thread-block cluster (`parallel ... : cluster`), consecutive
   /// along grid x; 1 without clusters.

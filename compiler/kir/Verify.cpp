@@ -8,6 +8,7 @@
 
 #include "kir/KIR.h"
 #include "target/ElementTypes.h"
+#include "target/Target.h"
 
 namespace croqc::kir {
 
@@ -419,6 +420,9 @@ class Verifier {
   /// kernel's top level lies between their uses.
   void sharedLayout(const Kernel& k) {
     stmt_ = nullptr;
+    if (k.sharedOptIn != (k.sharedBytes > target::kDefaultSharedBytes))
+      problem("has {0} bytes of shared memory but {1} opt in to more than the default {2}", k.sharedBytes,
+              k.sharedOptIn ? "does" : "does not", target::kDefaultSharedBytes);
     struct Placed {
       const Buffer* b;
       std::int64_t begin, end;

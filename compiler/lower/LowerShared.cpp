@@ -97,6 +97,7 @@ void placeSharedBuffers(kir::Module& module, kir::Kernel& k) {
     placed.push_back(idx);
   }
   k.sharedBytes = total;
+  k.sharedOptIn = total > target::kDefaultSharedBytes;
   if (sizedAtLaunch.empty()) return;
   const kir::Expr* end = module.intc(alignUp(total, 1024));
   for (kir::Buffer* b : sizedAtLaunch) {

@@ -35,6 +35,10 @@ enum class TargetId : std::uint8_t {
 /// The shared-memory swizzle widths in bytes (spec 12.9), narrowest first.
 inline constexpr unsigned kSwizzleWidths[] = {32, 64, 128};
 
+/// The dynamic shared memory a kernel may use without opting in to more
+/// (cudaFuncAttributeMaxDynamicSharedMemorySize), on every CUDA arch.
+inline constexpr std::int64_t kDefaultSharedBytes = 48 * 1024;
+
 struct TargetInfo {
   TargetId id;
   /// The name on the command line: "cpu", "sm_80", ..., "sm_90a".

@@ -616,6 +616,12 @@ TEST_CASE("the verifier checks the shared-memory layout", "[kir][verify]") {
     fx.shared("b", 64)->slotElements = 0;
     expectOne(fx, "shared buffer `b` has 0 bytes");
   }
+  SECTION("opt-in") {
+    fx.shared("big", 16 * 1024);
+    expectOne(fx, "has 65536 bytes of shared memory but does not opt in to more than the default 49152");
+    fx.k->sharedOptIn = true;
+    CHECK(fx.problems().empty());
+  }
   SECTION("run-time size") {
     Buffer* b = fx.shared("dyn", 64);
     b->runtimeElements = fx.m.var("n");
