@@ -103,6 +103,19 @@ bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Ex
   return true;
 }
 
+void Lowerer::checkRegisterRealloc(llvm::SMRange where) {
+  if (!kernel_ || cpuTarget()) return;
+  std::vector<bool> on = activeThreads();
+  for (size_t first = 0; first < on.size(); first += 128) {
+    size_t last = std::min(on.size(), first + 128);
+    std::int64_t count = std::count(on.begin() + static_cast<std::ptrdiff_t>(first),
+                                    on.begin() + static_cast<std::ptrdiff_t>(last), true);
+    if (count == 0 || count == 128) continue;
+    diags_.report(where.Start, DiagKind::warn_setmaxnreg_partial_warpgroup, count, first / 128).range(where);
+    return;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // inthreads
 

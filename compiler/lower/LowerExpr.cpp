@@ -263,6 +263,7 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
     for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
     return m().call(math, args, kir::ScalarType::element(TokenKind::ty_f32));
   }
+  if (c->callee == "croq::cuda::setreg_inc" || c->callee == "croq::cuda::setreg_dec") checkRegisterRealloc(c->range());
   llvm::StringRef plain = c->callee;
   plain.consume_front("__");
   if ((plain == "min" || plain == "max") && args.size() == 2) {

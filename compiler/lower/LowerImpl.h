@@ -416,6 +416,9 @@ class Lowerer {
   /// region; false (after a diagnostic) when the region is not a contiguous
   /// range of threads.
   bool regionThreads(llvm::SMRange where, std::int64_t& threads, const Expr*& rank);
+  /// Warns when register reallocation (`setmaxnreg`, in `__cpp__` text or
+  /// `croq::cuda::setreg_inc/dec`) runs in part of a warpgroup.
+  void checkRegisterRealloc(llvm::SMRange where);
 
   // ---- Emission helpers ----
   Stmt* emit(StmtKind kind, llvm::SMLoc loc);

@@ -143,6 +143,7 @@ void Lowerer::lowerCpp(const ast::Stmt* s) {
       cannotEmulate(s->range(), "inline PTX (`asm`) in `__cpp__`", kInlinePtxHint);
       return;
     }
+    if (c->code.contains("setmaxnreg")) checkRegisterRealloc(s->range());
     emit(StmtKind::Raw, s->loc())->text = c->code.str();
     return;
   }
