@@ -80,6 +80,23 @@ constexpr Unsupported kUnsupported[] = {
     {"--help-hidden", "`croqc --help` lists every option"},
 };
 
+/// Croqtile's code-generation choices. croqc makes these itself from the
+/// program, so the options are accepted (build commands written for Croqtile
+/// keep working) and each one gets a warning that says what decides instead.
+struct Ignored {
+  const char* croqtile;
+  const char* instead;
+};
+constexpr Ignored kIgnored[] = {
+    {"--use-warpspec", "warp roles come from the program's `inthreads.async` blocks"},
+    {"--stmatrix", "`mma.store` picks its shared-memory store instructions from the layout"},
+    {"--wgmma-wait-depth", "WGMMAs stay in flight as the program's `mma.commit` and `wait` place them"},
+    {"--wgmma-split-batch", "WGMMAs stay in flight as the program's `mma.commit` and `wait` place them"},
+    {"--tma-cluster-aware", "TMA copies are cluster-aware exactly in programs that launch clusters"},
+    {"--assume-aligned-global", "copies are vectorized where the shapes prove the alignment"},
+    {"-use-cuda-type", "device code always uses CUDA's `__half`, `__nv_bfloat16` and FP8 types"},
+};
+
 constexpr const char* kOptLevels[] = {"0", "1", "2", "3"};
 
 template <typename E, size_t N>
@@ -379,6 +396,14 @@ std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::Array
         u != std::end(kUnsupported)) {
       problem([arg, instead = std::string(u->instead)](DiagnosticEngine& diags) {
         diags.report({}, DiagKind::err_croqtile_option_unsupported, arg, instead);
+      });
+      continue;
+    }
+    if (const Ignored* ig = llvm::find_if(
+            kIgnored, [&](const Ignored& x) { return !afterDashDash && a.split('=').first == x.croqtile; });
+        ig != std::end(kIgnored)) {
+      problem([arg, instead = std::string(ig->instead)](DiagnosticEngine& diags) {
+        diags.report({}, DiagKind::warn_croqtile_option_ignored, arg, instead);
       });
       continue;
     }
