@@ -216,6 +216,13 @@ void Emitter::atomLoad(const Stmt* s) {
              .str());
     return;
   }
+  if (f.role == FragRole::E && !f.warpgroup) {
+    line(llvm::formatv("croq::mma::load_e<{0}, {1}>({2}, {3}, {4}, {5}, {6}, {7});", cxxElementType(f.inType),
+                       f.atomKBytes, target, tilePointer(t), printExpr(t.strides[0]), printExpr(t.strides[1]),
+                       validExtent(t, 0), validExtent(t, 1))
+             .str());
+    return;
+  }
   if (f.role == FragRole::E) {
     line(llvm::formatv("croq::wgmma::load_sparse_meta<{0}>({1}, {2}, {3}, {4}, {5}, {6});",
                        cxxElementType(f.inType), target, tilePointer(t), printExpr(t.strides[0]), printExpr(t.strides[1]),
@@ -478,6 +485,13 @@ void Emitter::fragmentOp(const Stmt* s) {
       return;
     case StmtKind::FragStore: line(printExpr(s->index) + " " + s->op + " " + printExpr(s->value) + ";"); return;
     case StmtKind::AtomMma:
+      if (s->fragE) {
+        line(llvm::formatv("croq::mma::mma_sp<{0}>({1}[{2}][{3}], {4}[{2}][{5}], {6}[{3}][{5}], {7}[{2}][{5}]);",
+                           cxxElementType(s->frag->inType), fragRef(s), printExpr(s->i), printExpr(s->j),
+                           s->fragA->name, printExpr(s->k), s->fragB->name, s->fragE->name)
+                 .str());
+        return;
+      }
       line(llvm::formatv("croq::mma::mma<{0}>({1}[{2}][{3}], {4}[{2}][{5}], {6}[{3}][{5}]);",
                          cxxElementType(s->frag->inType), fragRef(s), printExpr(s->i), printExpr(s->j),
                          s->fragA->name, printExpr(s->k), s->fragB->name)

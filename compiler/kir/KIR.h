@@ -314,6 +314,9 @@ struct Stmt {
   const Fragment* frag = nullptr;
   const Fragment* fragA = nullptr;
   const Fragment* fragB = nullptr;
+  /// AtomMma of a 2:4 sparse warp MMA (mma.sp.sync): its metadata fragment,
+  /// indexed like A.
+  const Fragment* fragE = nullptr;
   /// The element of an accumulator array `frag` the statement uses (empty:
   /// the whole fragment).
   std::vector<const Expr*> fragIndex;

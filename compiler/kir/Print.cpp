@@ -524,9 +524,11 @@ class KirPrinter {
             << (s->prepackV2 ? " prepack-v2" : s->useLdmatrix ? " ldmatrix" : " elementwise") << "\n";
         return;
       case StmtKind::AtomMma:
-        keyword(s) << " m" << s->frag->atomM << "n8k" << s->fragA->atomK << " " << fragRef(s) << "["
+        keyword(s) << " m" << s->frag->atomM << "n8k" << (s->fragE ? s->fragE->atomK : s->fragA->atomK) << " " << fragRef(s) << "["
             << printExpr(s->i) << "][" << printExpr(s->j) << "] += " << s->fragA->name << "[" << printExpr(s->i) << "][" << printExpr(s->k) << "] * "
-            << s->fragB->name << "[" << printExpr(s->j) << "][" << printExpr(s->k) << "]\n";
+            << s->fragB->name << "[" << printExpr(s->j) << "][" << printExpr(s->k) << "]"
+            << (s->fragE ? " sparse " + s->fragE->name + "[" + printExpr(s->i) + "][" + printExpr(s->k) + "]" : "")
+            << "\n";
         return;
       case StmtKind::AtomStore:
         keyword(s) << " " << tile(s->dst) << " <- " << fragRef(s) << "[" << printExpr(s->i) << "]["

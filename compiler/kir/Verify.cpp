@@ -211,6 +211,7 @@ class Verifier {
         fragment(s->frag, "accumulator ", {FragRole::C});
         fragment(s->fragA, "A operand ", {FragRole::A});
         fragment(s->fragB, "B operand ", {FragRole::B});
+        if (s->fragE) fragment(s->fragE, "metadata ", {FragRole::E});
         need(s->i && s->j && s->k, "has no atom indices");
         break;
       case StmtKind::AtomStore:

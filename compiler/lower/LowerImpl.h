@@ -50,6 +50,9 @@ struct LevelFrame {
 /// How an operand fragment is used by the MMAs of a function: A, B, the
 /// accumulator or the metadata of a sparse A (E), and stored MN-major (`col`
 /// layout of A, `col` of B in `row.col`).
+/// The expression `e` as a message quotes it (one line, as sema prints it).
+std::string exprText(const ast::Expr* e);
+
 struct MmaOperandUse {
   kir::FragRole role;
   bool transposed;
@@ -255,7 +258,10 @@ class Lowerer {
   /// Sets the warp atom of `f` (operands of `elem`): `atom`, or without one
   /// the Primary atom of the type on this target; false when lowering has
   /// no pattern for it.
-  bool setWarpAtom(kir::Fragment* f, const target::MmaAtom* atom, TokenKind elem);
+  /// The fragment's mma.sync atom (sema's, else the target's for `elem`);
+  /// the A of a sparse atom holds the packed half of its K.
+  bool setWarpAtom(kir::Fragment* f, const target::MmaAtom* atom, TokenKind elem,
+                   kir::FragRole role = kir::FragRole::C);
   /// A warp accumulator for `sym` of `elem` (f16, f32 or s32), its atoms from
   /// the MMA that uses it; null after reporting why not.
   kir::Fragment* makeWarpAccumulator(const sema::Symbol* sym, TokenKind elem, const ast::Stmt* s);
@@ -290,6 +296,7 @@ class Lowerer {
   /// `me = mma.load meta_tile;` of a sparse warpgroup MMA's metadata: each
   /// thread's register per 64-row slab and K step (croq/device/wgmma_layout.h).
   void lowerSparseMetaLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use);
+  void lowerWarpSparseMetaLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use);
   /// Loads A [64 * m, K] of `tile` into a warpgroup register fragment
   /// (`previous` when it has that shape); null after reporting why not.
   kir::Fragment* loadWgmmaRegisterA(llvm::StringRef name, const kir::Tile& tile, bool transposed,

@@ -71,14 +71,15 @@ void findOperandUses(const ast::Stmt* s, const sema::SemaResult& sema,
 
 }  // namespace
 
-bool Lowerer::setWarpAtom(kir::Fragment* f, const target::MmaAtom* atom, TokenKind elem) {
+bool Lowerer::setWarpAtom(kir::Fragment* f, const target::MmaAtom* atom, TokenKind elem, kir::FragRole role) {
   if (!atom) atom = loweredMmaAtom(target::MmaScope::Warp, elem, elem, std::nullopt, target_);
   if (!atom || !llvm::is_contained(kWarpMmaPatterns, atom->id)) return false;
   if (elem == TokenKind::eof || !atom->aTypes.contains(target::canonicalMmaOperandType(elem)))
     elem = atom->aTypes.members().front();
+  const std::int64_t k = atom->sparse && role == kir::FragRole::A ? atom->k / 2 : atom->k;
   f->atomM = atom->m;
-  f->atomK = atom->k;
-  f->atomKBytes = static_cast<std::int64_t>(atom->k) * target::elementBytes(elem);
+  f->atomK = k;
+  f->atomKBytes = k * target::elementBytes(elem);
   return true;
 }
 
@@ -123,11 +124,6 @@ kir::Fragment* Lowerer::makeWarpAccumulator(const sema::Symbol* sym, TokenKind e
   std::optional<std::int64_t> rows = sym::constantValue(t.shape[0]);
   std::optional<std::int64_t> cols = sym::constantValue(t.shape[1]);
   const MmaOperandUse* use = operandUse(sym);
-  // The accumulator of a sparse warp MMA: the MMA says that croqc has none.
-  if (use && use->atom && use->atom->sparse) {
-    failed_.insert(sym);
-    return nullptr;
-  }
   auto* f = m().fragment();
   if (!setWarpAtom(f, use ? use->atom : nullptr, TokenKind::eof)) {
     const target::MmaAtom* atom = use ? use->atom : nullptr;
@@ -309,11 +305,7 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
     unsupported(DiagKind::err_unsupported_mma_load_unused, s->range());
     return;
   }
-  // The operands of a sparse warp MMA: the MMA says that croqc has none.
-  if (use->role == kir::FragRole::E || (use->atom && use->atom->sparse)) {
-    failed_.insert(sym);
-    return;
-  }
+  if (use->role == kir::FragRole::E) return lowerWarpSparseMetaLoad(s, sym, *use);
   std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
   TokenKind elem = tile->buffer->elem;
@@ -330,7 +322,7 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   std::int64_t kdim = tile->extents[transposed ? 0 : 1];
   kir::FragRole role = use->role;
   auto* f = m().fragment();
-  if (!setWarpAtom(f, use->atom, elem)) {
+  if (!setWarpAtom(f, use->atom, elem, role)) {
     unsupported(DiagKind::err_unsupported_mma_operand_type, s->range(), tokenKindSpelling(elem), options_.arch,
                 target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : "");
     return;
@@ -356,11 +348,72 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   loadFragment(f, *tile, transposed, s->loc());
 }
 
+void Lowerer::lowerWarpSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use) {
+  kir::Fragment* previous = fragments_.lookup(sym);
+  fragments_.erase(sym);
+  failed_.insert(sym);
+  std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
+  if (!tile) return;
+  const std::string text = exprText(s->source);
+  if (tile->buffer->elem != TokenKind::ty_u32) {
+    diags_.report(s->source->loc(), DiagKind::err_sparse_warp_meta_type, text, tokenKindSpelling(tile->buffer->elem))
+        .range(s->source->range());
+    return;
+  }
+  if (!use.atom) unreachable("a sparse MMA without the atom sema chose");
+  // An atom's rows hold a nibble per group of four of its K: one u32 word
+  // for K 16 and 32, two for K 64 (croq/device/mma_layout.h).
+  const std::int64_t instrK = static_cast<std::int64_t>(use.atom->k);
+  const std::int64_t words = std::max<std::int64_t>(1, instrK / 32);
+  std::int64_t rows = tile->extents[0], cols = tile->extents[1];
+  if (rows < 0 && use.aRows > 0) tile->extents[0] = rows = use.aRows;
+  if (cols < 0 && use.aCols > 0 && 2 * use.aCols % instrK == 0) tile->extents[1] = cols = 2 * use.aCols / instrK * words;
+  if (rows <= 0 || cols <= 0 || rows % 16 || cols % words) {
+    diags_
+        .report(s->source->loc(), DiagKind::err_sparse_warp_meta_shape, text, rows, cols, instrK,
+                tokenKindSpelling(use.aElem), words, words == 1 ? "" : "s")
+        .range(s->source->range());
+    return;
+  }
+  kir::Fragment* f = previous;
+  if (!f || f->role != kir::FragRole::E || f->warpgroup || f->rows != rows / 16 || f->cols != cols / words ||
+      f->inType != use.aElem) {
+    f = m().fragment();
+    f->name = fresh(sym->name);
+    f->role = kir::FragRole::E;
+    f->inType = use.aElem;
+    f->atomM = 16;
+    f->atomK = instrK;
+    f->atomKBytes = instrK * target::elementBytes(use.aElem);
+    f->rows = rows / 16;
+    f->cols = cols / words;
+    f->logicalRows = rows;
+    f->logicalCols = cols;
+    emit(StmtKind::FragDecl, s->loc())->frag = f;
+  }
+  unrolledLoop("i", f->rows, s->loc(), [&](const Expr* i) {
+    unrolledLoop("k", f->cols, s->loc(), [&](const Expr* k) {
+      kir::Tile atom = *tile;
+      atom.offset = m().add(tile->offset, m().add(m().mul(m().mul(i, m().intc(16)), tile->strides[0]),
+                                                  m().mul(m().mul(k, m().intc(words)), tile->strides[1])));
+      atom.extents = {16, words};
+      atom.valid = {tile->valid[0] ? m().sub(tile->valid[0], m().mul(i, m().intc(16))) : nullptr,
+                    tile->valid[1] ? m().sub(tile->valid[1], m().mul(k, m().intc(words))) : nullptr};
+      Stmt* ld = emit(StmtKind::AtomLoad, s->loc());
+      ld->frag = f;
+      ld->i = i;
+      ld->j = k;
+      ld->src = atom;
+    });
+  });
+  fragments_[sym] = f;
+  failed_.erase(sym);
+}
+
 void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   if (wgmma_) return lowerWgmmaExec(s);
-  if (s->sparse || s->scale) {
-    unsupported(s->sparse ? DiagKind::err_unsupported_sparse_warp_mma : DiagKind::err_unsupported_scaled_mma,
-                s->range());
+  if (s->scale) {
+    unsupported(DiagKind::err_unsupported_scaled_mma, s->range());
     return;
   }
   std::vector<const Expr*> accIndex;
@@ -382,7 +435,7 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
     std::int64_t outer = tile->extents[transposed ? 1 : 0];
     std::int64_t kdim = tile->extents[transposed ? 0 : 1];
     kir::Fragment* f = m().fragment();
-    if (!setWarpAtom(f, atom, tile->buffer->elem)) {
+    if (!setWarpAtom(f, atom, tile->buffer->elem, role)) {
       unsupported(DiagKind::err_unsupported_mma_operand_type, e->range(), tokenKindSpelling(tile->buffer->elem),
                   options_.arch, target_.hasFp8Mma ? ", or f8_e4m3 / f8_e5m2" : "");
       return nullptr;
@@ -405,12 +458,25 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
   kir::Fragment* a = operand(s->a, kir::FragRole::A, !s->rowA);
   kir::Fragment* b = operand(s->b, kir::FragRole::B, !s->rowB);
   if (!a || !b) return;
+  // The metadata of a sparse MMA is an `mma.load` fragment (sema checks it).
+  kir::Fragment* e = nullptr;
+  if (s->sparse) {
+    e = s->extra.empty() ? nullptr : fragmentFor(s->extra[0]);
+    if (!e) return;
+    if (e->rows != a->rows || e->cols != a->cols) {
+      diags_
+          .report(s->extra[0]->loc(), DiagKind::err_sparse_warp_meta_mismatch, exprText(s->extra[0]), e->rows,
+                  e->cols, a->rows, a->cols)
+          .range(s->extra[0]->range());
+      return;
+    }
+  }
   // A fragment that MMAs of different atoms read or accumulate into holds
   // the layout of one of them only (the m16 atoms share the accumulator's).
   auto shape = [](const kir::Fragment* f) {
     return "m" + std::to_string(f->atomM) + "n8k" + std::to_string(f->atomK);
   };
-  bool operandsAgree = a->atomM == b->atomM && a->atomKBytes == b->atomKBytes;
+  bool operandsAgree = a->atomM == b->atomM && a->atomKBytes * (e ? 2 : 1) == b->atomKBytes;
   bool accAgrees = a->atomM == c->atomM && a->accElements() == c->accElements();
   if (!operandsAgree || !accAgrees) {
     unsupported(DiagKind::err_unsupported_warp_mma_mixed_atoms, s->range(), shape(accAgrees ? b : c), shape(a));
@@ -433,6 +499,7 @@ void Lowerer::lowerMmaExec(const MmaExecStmt* s) {
         mma->fragIndex = accIndex;
         mma->fragA = a;
         mma->fragB = b;
+        mma->fragE = e;
         mma->i = i;
         mma->j = j;
         mma->k = k;

@@ -52,14 +52,6 @@ std::optional<std::int64_t> wgmmaInstructionK(TokenKind a, TokenKind b, TokenKin
   return atom->k;
 }
 
-/// The expression `e` as a message quotes it (one line, as sema prints it).
-std::string exprText(const ast::Expr* e) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  ast::printExpr(e, os);
-  return os.str();
-}
-
 /// A window with leading unit dimensions (`[1, 64, 64]` of a 3-D buffer or
 /// tensor) as the 2-D tile of its last two; a dropped dimension that may lie
 /// outside its buffer makes the tile conditional (`inside`).
@@ -77,6 +69,14 @@ void dropLeadingUnitDims(kir::Module& m, kir::Tile& t) {
 }
 
 }  // namespace
+
+/// The expression `e` as a message quotes it (one line, as sema prints it).
+std::string exprText(const ast::Expr* e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  ast::printExpr(e, os);
+  return os.str();
+}
 
 bool Lowerer::wgmmaLoadsRegisters(const MmaLoadStmt* s) const {
   if (s->toFrag) return true;

@@ -18,7 +18,7 @@ namespace croqc::lower {
 
 /// `: group` MMAs (croq/device/mma_sync.h): mma.sync m16n8k16 and m16n8k8 on
 /// f16 / bf16, m16n8k32 on e4m3 / e5m2, m16n8k8 and m16n8k4 on tf32,
-/// m16n8k32, m16n8k16 and m8n8k16 on s8 / u8, m8n8k4 on f16.
+/// m16n8k32, m16n8k16 and m8n8k16 on s8 / u8, m8n8k4 on f16; mma.sp.sync.
 inline constexpr target::MmaAtomId kWarpMmaPatterns[] = {
     target::MmaAtomId::MmaSyncF16_m16n8k16, target::MmaAtomId::MmaSyncBF16_m16n8k16,
     target::MmaAtomId::MmaSyncF8_m16n8k32,  target::MmaAtomId::MmaSyncTF32_m16n8k8,
@@ -26,6 +26,11 @@ inline constexpr target::MmaAtomId kWarpMmaPatterns[] = {
     target::MmaAtomId::MmaSyncF16_m8n8k4,   target::MmaAtomId::MmaSyncBF16_m16n8k8,
     target::MmaAtomId::MmaSyncTF32_m16n8k4, target::MmaAtomId::MmaSyncI8_m16n8k16,
     target::MmaAtomId::MmaSyncI8_m8n8k16,
+    // 2:4 sparse (mma.sp.sync): m16n8k32 and m16n8k16 on f16 / bf16,
+    // m16n8k64 on e4m3 / e5m2 (sm_89 on).
+    target::MmaAtomId::MmaSyncSpF16_m16n8k32, target::MmaAtomId::MmaSyncSpBF16_m16n8k32,
+    target::MmaAtomId::MmaSyncSpF16_m16n8k16, target::MmaAtomId::MmaSyncSpBF16_m16n8k16,
+    target::MmaAtomId::MmaSyncSpF8_m16n8k64,
 };
 
 /// `: group-4` MMAs: wgmma.mma_async m64nNk16 on f16 / bf16, m64nNk32 on

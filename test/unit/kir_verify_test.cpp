@@ -274,6 +274,15 @@ TEST_CASE("the verifier checks MMA fragments and their roles", "[kir][verify]") 
     s->i = s->j = s->k = fx.m.intc(0);
     expectOne(fx, "atom MMA uses A operand fragment `mb`, whose role is B");
   }
+  SECTION("sparse MMA metadata role") {
+    Stmt* s = fx.add(StmtKind::AtomMma);
+    s->frag = fx.fragment(FragRole::C);
+    s->fragA = fx.fragment(FragRole::A);
+    s->fragB = fx.fragment(FragRole::B);
+    s->fragE = fx.fragment(FragRole::C);
+    s->i = s->j = s->k = fx.m.intc(0);
+    expectOne(fx, "atom MMA uses metadata fragment `mc`, whose role is C");
+  }
   SECTION("atom store") {
     Stmt* s = fx.add(StmtKind::AtomStore);
     s->frag = fx.fragment(FragRole::A);

@@ -597,6 +597,13 @@ TEST_CASE("sparse MMA rows count K unpacked", "[target][mma]") {
   CHECK(failureOf(sparse(warp(ty_f16, ty_f16, 16, 8, 8)), sm86()) == MmaFailure::KNotMultiple);
   CHECK(selectMma(sparse(warp(ty_f16, ty_f16, 16, 8, 16)), sm86()).atom->id == MmaAtomId::MmaSyncSpF16_m16n8k16);
   CHECK(selectMma(sparse(warp(ty_bf16, ty_bf16, 32, 16, 64)), sm86()).atomCount() == 8);
+  // FP8 mma.sp.sync is m16n8k64 from sm_89 on, with an f32 accumulator.
+  s = selectMma(sparse(warp(ty_f8_e4m3, ty_f8_e4m3, 16, 8, 128)), *lookupTarget("sm_89"));
+  REQUIRE(s.ok());
+  CHECK(s.atom->id == MmaAtomId::MmaSyncSpF8_m16n8k64);
+  CHECK(s.countK == 2);
+  CHECK(selectMma(sparse(warp(ty_f8_e5m2, ty_f8_e5m2, 16, 8, 64)), sm90a()).ok());
+  CHECK(failureOf(sparse(warp(ty_f8_e4m3, ty_f8_e4m3, 16, 8, 64)), sm86()) == MmaFailure::NeedsNewerSm);
 
   s = selectMma(sparse(warpgroup(ty_f16, ty_f16, 64, 128, 64)), sm90a());
   REQUIRE(s.ok());

@@ -231,6 +231,11 @@ void load_c(frag_c<AccT, E>& c, const T* p, int s0, int s1, int v0, int v1) {
   load_c_lane(c, lane_id(), p, s0, s1, v0, v1);
 }
 
+template <typename InT, int KB>
+void load_e(std::uint32_t& e, const std::uint32_t* p, int s0, int s1, int v0, int v1) {
+  e = load_e_lane<static_cast<int>(sizeof(InT)), KB>(lane_id(), p, s0, s1, v0, v1);
+}
+
 // ---- stores ----
 template <typename AccT, int E, typename OutT>
 void store_c(const frag_c<AccT, E>& c, OutT* p, int s0, int s1, int v0, int v1) {
@@ -376,7 +381,73 @@ bool exchange_in_warp(const char* what, const char* file, int line, const In& in
   return true;
 }
 
+// One lane's operands of a sparse atom.
+template <typename AccT, int KB>
+struct MmaSpLane {
+  frag_a_t<16, KB / 2> a;
+  frag_b_t<16, KB> b;
+  frag_c<AccT, 4> c;
+  std::uint32_t e;
+};
+
+// D = A * B + C of a 2:4 sparse atom over the warp: the packed A (16 x K/2)
+// and the metadata the instruction reads (croq/device/mma_layout.h,
+// sp_meta_nibble) give the dense A, then as mma_lanes.
+template <typename InT, typename AccT, int KB>
+void mma_sp_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes]) {
+  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = 4 / Bytes;
+  constexpr int K = KB / Bytes, KA = K / 2;
+  using ShapeA = atom_shape<16, KB / 2>;
+  using ShapeB = atom_shape<16, KB>;
+  const float* table = cpu::detail::half_table();
+  double packed[16][KA], A[16][K] = {}, B[K][8], C[16][8];
+  int nibble[16][K / 4];
+  for (int lane = 0; lane < 32; ++lane) {
+    MmaSpLane<AccT, KB> v;
+    std::memcpy(&v, in[lane], sizeof(v));
+    for (int e = 0; e < ShapeA::a_regs * P; ++e)
+      packed[a_row<Bytes, 16, KB / 2>(lane, e)][a_col<Bytes, 16, KB / 2>(lane, e)] =
+          operand_value<InT>(v.a.r[e / P], e % P, table);
+    for (int e = 0; e < ShapeB::b_regs * P; ++e)
+      B[b_row<Bytes, 16, KB>(lane, e)][b_col<16, KB>(lane, e)] = operand_value<InT>(v.b.r[e / P], e % P, table);
+    for (int e = 0; e < 4; ++e) C[c_row<AccT, 4>(lane, e)][c_col<AccT, 4>(lane, e)] = acc_value(v.c, e);
+    for (int n = 0; n < 8; ++n) {
+      const sp_nibble at = sp_meta_nibble<Bytes, KB>(lane, n);
+      if (at.read) nibble[at.row][at.group] = static_cast<int>((v.e >> (4 * n)) & 0xfu);
+    }
+  }
+  for (int m = 0; m < 16; ++m)
+    for (int q = 0; q < K / 4; ++q) {
+      A[m][4 * q + (nibble[m][q] & 3)] += packed[m][2 * q];
+      A[m][4 * q + ((nibble[m][q] >> 2) & 3)] += packed[m][2 * q + 1];
+    }
+  for (int lane = 0; lane < 32; ++lane) {
+    frag_c<AccT, 4> d;
+    for (int e = 0; e < 4; ++e) {
+      const int m = c_row<AccT, 4>(lane, e), n = c_col<AccT, 4>(lane, e);
+      float sum = static_cast<float>(C[m][n]);
+      for (int k = 0; k < K; ++k) sum += static_cast<float>(A[m][k] * B[k][n]);
+      set_acc_value(d, e, sum);
+    }
+    std::memcpy(out[lane], &d, sizeof(d));
+  }
+}
+
 }  // namespace detail
+
+// acc += a * b for a 2:4 sparse A with metadata `e` over the warp (every
+// lane must call it), as croq/device/mma_sync.h's mma_sp.
+template <typename InT, typename AccT, int E, int KB>
+void mma_sp(frag_c<AccT, E>& acc, const frag_a_t<16, KB / 2>& a, const frag_b_t<16, KB>& b, std::uint32_t e,
+            const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  static_assert(has_sparse_instruction_v<InT, AccT, KB>, "no mma.sp.sync takes these operand and accumulator types");
+  static_assert(E == 4, "the accumulator fits the m16n8 atom");
+  const detail::MmaSpLane<AccT, KB> mine{a, b, acc, e};
+  detail::exchange_in_warp("croq::mma::mma_sp (mma.sp.sync)", file, line, mine, acc,
+                           [](cpu::detail::Warp& warp, unsigned s) {
+                             detail::mma_sp_warp<InT, AccT, KB>(warp.in[s], warp.out[s]);
+                           });
+}
 
 // acc += a * b over the warp (every one of its 32 lanes must call it), with
 // the instruction chosen as croq/device/mma_sync.h chooses it.

@@ -36,6 +36,22 @@
 //   C/D f16 element e (0..7, 4 registers): row = q, col = e
 //   C/D f32 element e (0..7): row = (lane & 1) + (e & 2) + 4 * (lane / 16),
 //                             col = (e & 4) + (lane & 2) + (e & 1)
+//
+// 2:4 sparse atoms (mma.sp.sync) are named by the bytes of K in a row of the
+// dense A and of B: 32 (m16n8k16 f16/bf16) or 64 (m16n8k32 f16/bf16,
+// m16n8k64 e4m3/e5m2). A holds the packed [16, K/2] rows (two kept elements
+// per group of four, in order) in the layout of the dense atom of half the
+// bytes, frag_a_t<16, KBytes / 2>; B is the dense K x 8, frag_b_t<16, KBytes>
+// (the formula above, 4 registers for 64 bytes). The metadata is one u32 per
+// lane, eight nibbles, nibble n of lane (g, t) describing group `group` of row
+// `row` (sp_meta_nibble): bits 0-1 the column in the group of the first kept
+// element, bits 2-3 of the second.
+//   m16n8k16:  row = g + 8 * (n / 4), group = n % 4; the instruction reads
+//              lane t = 0 of each quad (sparsity selector 0)
+//   m16n8k32:  row = g + 8 * (n / 4), group = 4t + n % 4; lanes t = 0, 1
+//   m16n8k64:  row = g + 8 * (t % 2), group = 8 * (t / 2) + n; every lane
+// In memory (the u32 words `SparsePolicy` / `SparsePolicyK32` write) group q
+// of a row is nibble q % 8 of word q / 8 of the atom's columns.
 #pragma once
 
 #include <cstdint>
@@ -51,8 +67,10 @@ namespace mma {
 
 template <int M, int KBytes>
 struct atom_shape {
-  static_assert((M == 16 && (KBytes == 16 || KBytes == 32)) || (M == 8 && (KBytes == 8 || KBytes == 16)),
-                "mma.sync atoms are m16 with 16 or 32 bytes of K, m8n8k16 (8-bit) or m8n8k4 (f16)");
+  static_assert((M == 16 && (KBytes == 16 || KBytes == 32 || KBytes == 64)) ||
+                    (M == 8 && (KBytes == 8 || KBytes == 16)),
+                "mma.sync atoms are m16 with 16 or 32 bytes of K (64: the B of a sparse atom), m8n8k16 (8-bit) "
+                "or m8n8k4 (f16)");
   // m8n8k4: four quad pairs, each its own 8x8x4 product.
   static constexpr bool quad_pair = KBytes == 8;
   static constexpr int a_regs = quad_pair ? 2 : M / 8 * (KBytes / 16);
@@ -72,6 +90,16 @@ inline constexpr bool has_instruction_v =
         ? (std::is_same_v<InT, f16> || std::is_same_v<InT, bf16> || std::is_same_v<InT, float> ||
            (KB == 32 && (std::is_same_v<InT, f8_e4m3> || std::is_same_v<InT, f8_e5m2>)))
         : false;
+
+// Whether mma_sp<InT> has a sparse instruction (m16n8k16 / m16n8k32 on f16 and
+// bf16, m16n8k64 on e4m3 / e5m2: KB = 32 or 64 bytes of dense K).
+template <typename InT, typename AccT, int KB>
+inline constexpr bool has_sparse_instruction_v =
+    (KB == 32 || KB == 64) &&
+    (std::is_same_v<InT, f16> ? (std::is_same_v<AccT, float> || std::is_same_v<AccT, f16>)
+     : std::is_same_v<InT, bf16> ? std::is_same_v<AccT, float>
+                                 : KB == 64 && (std::is_same_v<InT, f8_e4m3> || std::is_same_v<InT, f8_e5m2>) &&
+                                       std::is_same_v<AccT, float>);
 
 // ---- fragments --------------------------------------------------------------
 
@@ -306,6 +334,47 @@ CROQ_HOST_DEVICE void load_c_lane(frag_c<AccT, E>& c, int lane, const T* p, int 
     else
       set_acc_value(c, e, (i < v0 && j < v1) ? to_f32(p[i * s0 + j * s1]) : 0.0f);
   }
+}
+
+// ---- 2:4 sparse metadata ----------------------------------------------------------
+
+// Where nibble n of `lane`'s metadata word comes from: row and group of the
+// atom's A; `held`: the lane holds the word; `read`: the instruction reads it.
+struct sp_nibble {
+  int row, group;
+  bool held, read;
+};
+template <int Bytes, int KBytes>
+CROQ_HOST_DEVICE constexpr sp_nibble sp_meta_nibble(int lane, int n) {
+  static_assert(KBytes == 32 || KBytes == 64, "sparse atoms have 32 or 64 bytes of dense K");
+  const int g = lane / 4, t = lane % 4;
+  if constexpr (Bytes == 1) {
+    return {g + 8 * (t % 2), 8 * (t / 2) + n, true, true};
+  } else if constexpr (KBytes == 64) {
+    return {g + 8 * (n / 4), 4 * t + n % 4, t < 2, t < 2};
+  } else {
+    return {g + 8 * (n / 4), n % 4, true, t == 0};
+  }
+}
+
+// The nibble of a group whose A is all zero: elements 0 and 1 kept (0b0100;
+// a nibble naming one element twice is not a legal pattern).
+inline constexpr std::uint32_t sp_zero_nibble = 0x4u;
+
+// The metadata word of `lane` from the atom's u32 words: word w of row r at
+// p[r * s0 + w * s1], the first v0 rows and v1 words valid.
+template <int Bytes, int KBytes>
+CROQ_HOST_DEVICE std::uint32_t load_e_lane(int lane, const std::uint32_t* p, int s0, int s1, int v0, int v1) {
+  std::uint32_t word = 0;
+  for (int n = 0; n < 8; ++n) {
+    const sp_nibble at = sp_meta_nibble<Bytes, KBytes>(lane, n);
+    if (!at.held) return 0;
+    const int w = at.group / 8;
+    const std::uint32_t nibble =
+        at.row < v0 && w < v1 ? (p[at.row * s0 + w * s1] >> (4 * (at.group % 8))) & 0xfu : sp_zero_nibble;
+    word |= nibble << (4 * n);
+  }
+  return word;
 }
 
 }  // namespace mma

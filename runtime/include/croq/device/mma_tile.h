@@ -88,6 +88,12 @@ CROQ_DEVICE void load_b(frag_b_t<M, KB>& b, const T* p, int s0, int s1, int v0, 
   load_b_lane(b, lane_id(), p, s0, s1, v0, v1);
 }
 
+// The lane's metadata word of a sparse atom (`me = mma.load META;`).
+template <typename InT, int KB>
+CROQ_DEVICE void load_e(std::uint32_t& e, const std::uint32_t* p, int s0, int s1, int v0, int v1) {
+  e = load_e_lane<static_cast<int>(sizeof(InT)), KB>(lane_id(), p, s0, s1, v0, v1);
+}
+
 // An accumulator atom read from memory (`acc = mma.load C;`).
 template <typename AccT, int E, typename T>
 CROQ_DEVICE void load_c(frag_c<AccT, E>& c, const T* p, int s0, int s1, int v0, int v1) {
