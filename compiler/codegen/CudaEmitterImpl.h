@@ -62,7 +62,6 @@ class Emitter {
   void atomLoad(const kir::Stmt* s);
   void atomStore(const kir::Stmt* s);
   std::string fragRef(const kir::Stmt* s);
-  void asyncAccumulatorFence(const kir::Fragment& f);
 
   const llvm::SourceMgr& sm_;
   const CudaEmitOptions& options_;

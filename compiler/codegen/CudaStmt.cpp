@@ -22,14 +22,6 @@ std::string Emitter::fragRef(const Stmt* s) {
   return r;
 }
 
-// An accumulator of asynchronous WGMMAs is read or rewritten only after
-// the `mma.wait` before it: the fence keeps the compiler from moving the
-// access above that wait.
-void Emitter::asyncAccumulatorFence(const Fragment& f) {
-  if (!f.asyncUse) return;
-  for (std::int64_t i = 0; i < f.rows; ++i) line(llvm::formatv("croq::wgmma::fence_operands({0}[{1}]);", f.name, i).str());
-}
-
 void Emitter::block(const std::vector<Stmt*>& body) {
   ++indent_;
   for (const Stmt* s : body) stmt(s);
@@ -254,7 +246,6 @@ void Emitter::atomLoad(const Stmt* s) {
 void Emitter::atomStore(const Stmt* s) {
   const Tile& t = s->dst;
   if (s->frag->warpgroup) {
-    if (s->i->isConst(0)) asyncAccumulatorFence(*s->frag);
     line(llvm::formatv("croq::wgmma::store_acc<{0}, {1}>({2}[{3}], {4}, {5}, {6}, {7}, {8});", s->frag->logicalCols,
                        cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i), tilePointer(t),
                        printExpr(t.strides[0]), printExpr(t.strides[1]), validExtent(t, 0), validExtent(t, 1))
@@ -469,7 +460,6 @@ void Emitter::fragmentOp(const Stmt* s) {
       return;
     case StmtKind::FragFill:
       if (s->frag->warpgroup) {
-        asyncAccumulatorFence(*s->frag);
         for (std::int64_t i = 0; i < s->frag->rows; ++i)
           line(llvm::formatv("croq::wgmma::fill<{0}, {1}>({2}[{3}], {4});", s->frag->logicalCols,
                              cxxElementType(s->frag->accType), s->frag->name, i, printExpr(s->value))
@@ -499,7 +489,6 @@ void Emitter::fragmentOp(const Stmt* s) {
       return;
     case StmtKind::AccScale: {
       const Tile& t = s->src;
-      if (s->i->isConst(0)) asyncAccumulatorFence(*s->fragB);
       line(llvm::formatv("croq::wgmma::scale_add<{0}, {1}>({2}[{3}], {4}[{3}], {5}, {6}, {7}, {8});",
                          s->frag->logicalCols, cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i),
                          s->fragB->name, tilePointer(t), printExpr(t.strides[0]), validExtent(t, 0), printExpr(s->value))

@@ -134,6 +134,11 @@ bool runZeroInit(Compilation& c) {
   return verifyKir(c);
 }
 
+bool runOperandFences(Compilation& c) {
+  lower::fenceAsyncAccumulators(*c.kir);
+  return verifyKir(c);
+}
+
 bool runBarriers(Compilation& c) {
   lower::elideBarriers(*c.kir);
   return verifyKir(c);
@@ -184,6 +189,8 @@ const Pass kPipeline[] = {
      printKir},
     {"wgmma-zero-init", "start WGMMA accumulators filled with zero from the first WGMMA's scale-d, not a fill",
      runZeroInit, printKir},
+    {"wgmma-operand-fences", "fence the registers of asynchronous WGMMA accumulators before other code touches them",
+     runOperandFences, printKir},
     {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)", runBarriers,
      printKir},
     {"shared-layout", "give shared buffers their offsets, sharing bytes across barriers; size shared memory",

@@ -149,6 +149,21 @@ bool readsNonLocalMemory(const Expr* e) {
   return false;
 }
 
+const Fragment* asyncAccumulatorAccessed(const Stmt* s) {
+  const Fragment* f = nullptr;
+  switch (s->kind) {
+    case StmtKind::FragFill: f = s->frag; break;
+    case StmtKind::AtomStore:
+      if (s->i && s->i->isConst(0)) f = s->frag;
+      break;
+    case StmtKind::AccScale:
+      if (s->i && s->i->isConst(0)) f = s->fragB;
+      break;
+    default: break;
+  }
+  return f && f->warpgroup && f->asyncUse ? f : nullptr;
+}
+
 namespace {
 
 void forEachBufferLoaded(const Expr* e, llvm::function_ref<void(const Buffer*)> fn) {

@@ -170,6 +170,17 @@ std::int64_t knownMultiple(const Expr* e);
 /// later writes.
 bool readsNonLocalMemory(const Expr* e);
 
+struct Stmt;
+struct Fragment;
+
+/// The accumulator of asynchronous WGMMAs (`Fragment::asyncUse`) that `s`
+/// fills, stores or scales outside a WGMMA (a fill; the store or scale of
+/// its first 64-row slab, which the others follow), or null. The
+/// `wgmma-operand-fences` pass puts an operand fence of each of its rows
+/// right before such a statement, so that the compiler cannot move the
+/// access above the `mma.wait` that precedes it.
+const Fragment* asyncAccumulatorAccessed(const Stmt* s);
+
 // ---------------------------------------------------------------------------
 // Tiles: a rectangular window of a buffer, as copies and MMA operands see it.
 
@@ -399,6 +410,10 @@ struct Kernel {
   /// `shared-layout`; with `runtimeSharedBytes` the wrapper decides at the
   /// launch.
   bool sharedOptIn = false;
+  /// Every fill, store and scale of an accumulator of asynchronous WGMMAs
+  /// follows operand fences of its rows (the `wgmma-operand-fences` pass
+  /// ran; `asyncAccumulatorAccessed`).
+  bool accumulatorsFenced = false;
   bool cooperative = false;
   /// Blocks per thread-block cluster (`parallel ... : cluster`), consecutive
   /// along grid x; 1 without clusters.

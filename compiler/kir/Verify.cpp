@@ -39,6 +39,7 @@ class Verifier {
     declaredPointers_.clear();
     asyncWgmmaOpen_ = nullptr;
     shared_.clear();
+    accumulatorsFenced_ = k.accumulatorsFenced;
     if (k.threads <= 0) problem("launches {0} threads per block", k.threads);
     if (k.launchBoundThreads && k.launchBoundThreads < k.threads)
       problem("has a launch bound of {0} threads below its {1} threads per block", k.launchBoundThreads, k.threads);
@@ -60,7 +61,31 @@ class Verifier {
   }
 
   void block(const std::vector<Stmt*>& body) {
-    for (const Stmt* s : body) stmt(s);
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (accumulatorsFenced_ && body[i]) operandFences(body, i);
+      stmt(body[i]);
+    }
+  }
+
+  /// Once `wgmma-operand-fences` ran: a fill, store or scale of an
+  /// accumulator of asynchronous WGMMAs follows an operand fence of each of
+  /// its rows (and nothing else after them).
+  void operandFences(const std::vector<Stmt*>& body, size_t at) {
+    const Fragment* f = asyncAccumulatorAccessed(body[at]);
+    if (!f) return;
+    llvm::DenseSet<std::int64_t> fenced;
+    for (size_t i = at; i-- > 0;) {
+      const Stmt* s = body[i];
+      if (!s || s->kind != StmtKind::WgmmaFence || s->frag != f) break;
+      fenced.insert(s->count);
+    }
+    for (std::int64_t row = 0; row < f->rows; ++row) {
+      if (fenced.contains(row)) continue;
+      problem("{0} touches `{1}`, an accumulator of asynchronous WGMMAs, without an operand fence of its row {2} "
+              "right before it",
+              stmtKindName(body[at]->kind), f->name, row);
+      return;
+    }
   }
 
   void stmt(const Stmt* s) {
@@ -534,6 +559,7 @@ class Verifier {
   std::string where_;
   const Stmt* stmt_ = nullptr;
   const Stmt* asyncWgmmaOpen_ = nullptr;
+  bool accumulatorsFenced_ = false;
   llvm::DenseSet<const Buffer*> shared_;
   llvm::DenseSet<const Buffer*> declaredLocals_;
   llvm::DenseSet<const Buffer*> declaredPointers_;

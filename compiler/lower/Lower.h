@@ -69,6 +69,13 @@ std::unique_ptr<kir::Module> lowerProgram(const ast::Program& program, sema::Sem
 /// (LowerAccumulators.cpp).
 void zeroAccumulatorsByScaleD(kir::Module& module);
 
+/// `wgmma-operand-fences`: puts an operand fence of each row of an
+/// accumulator that asynchronous WGMMAs use before every fill, store and
+/// scale of it (`kir::asyncAccumulatorAccessed`), and marks each kernel
+/// `accumulatorsFenced`. Runs after `wgmma-zero-init`, whose fills it sees
+/// as that pass left them (LowerAccumulatorFences.cpp).
+void fenceAsyncAccumulators(kir::Module& module);
+
 /// `barriers`: drops the CTA barrier at the end of a loop body when the next
 /// iteration and the code after the loop both reach another CTA barrier
 /// before touching memory other threads see, and the barriers at a kernel's

@@ -203,6 +203,10 @@ std::string generate(fuzz::FrontEnd& frontEnd, const TargetCase& t) {
     if (module && !checked.diags->hasErrors()) {
       // The KIR passes of the pipeline, each followed by the verifier.
       verifyKir(*module, "lower", t);
+      lower::zeroAccumulatorsByScaleD(*module);
+      verifyKir(*module, "wgmma-zero-init", t);
+      lower::fenceAsyncAccumulators(*module);
+      verifyKir(*module, "wgmma-operand-fences", t);
       lower::elideBarriers(*module);
       verifyKir(*module, "barriers", t);
       lower::placeSharedMemory(*module);

@@ -740,3 +740,64 @@ TEST_CASE("the shared-memory layout is checked once the shared-layout pass place
   fx.k->sharedLaidOut = true;
   CHECK(fx.problems().size() == 3);
 }
+
+TEST_CASE("accumulators of asynchronous WGMMAs are fenced once the wgmma-operand-fences pass ran", "[kir][verify]") {
+  Fixture fx;
+  Fragment* mc = fx.fragment(FragRole::C, /*warpgroup=*/true);
+  mc->rows = 2;
+  mc->asyncUse = true;
+  auto fence = [&](std::int64_t row) {
+    Stmt* s = fx.add(StmtKind::WgmmaFence);
+    s->frag = mc;
+    s->count = row;
+  };
+  SECTION("fill") {
+    Stmt* fill = fx.add(StmtKind::FragFill);
+    fill->frag = mc;
+    fill->value = fx.m.intc(0);
+    // Straight after lowering nothing is fenced yet.
+    CHECK(fx.problems().empty());
+    fx.k->accumulatorsFenced = true;
+    expectOne(fx, "fragment fill touches `mc`, an accumulator of asynchronous WGMMAs, without an operand fence of its row 0 "
+                  "right before it");
+    fx.k->body.clear();
+    fence(0);
+    fx.k->body.push_back(fill);
+    expectOne(fx, "without an operand fence of its row 1 right before it");
+    fx.k->body.clear();
+    fence(1);
+    fence(0);
+    fx.k->body.push_back(fill);
+    CHECK(fx.problems().empty());
+    // A fence with another statement after it does not count.
+    fx.k->body.insert(fx.k->body.begin() + 2, fx.m.stmt(StmtKind::WgmmaArrive));
+    expectOne(fx, "without an operand fence of its row 0 right before it");
+    mc->asyncUse = false;
+    CHECK(fx.problems().empty());
+  }
+  SECTION("store and scale of the first slab") {
+    fx.k->accumulatorsFenced = true;
+    Stmt* store = fx.add(StmtKind::AtomStore);
+    store->frag = mc;
+    store->i = fx.m.intc(1);
+    store->j = fx.m.intc(0);
+    store->dst = fx.tile(fx.shared("c", 256));
+    // The stores of later slabs follow the first one's fences.
+    CHECK(fx.problems().empty());
+    store->i = fx.m.intc(0);
+    expectOne(fx, "atom store touches `mc`, an accumulator of asynchronous WGMMAs, without an operand fence of its row 0");
+    fx.k->body.clear();
+    Stmt* scale = fx.add(StmtKind::AccScale);
+    scale->frag = fx.fragment(FragRole::C, /*warpgroup=*/true);
+    scale->fragB = mc;
+    scale->i = fx.m.intc(0);
+    scale->value = fx.m.intc(1);
+    scale->src = fx.tile(fx.shared("scale", 64, 1024));
+    expectOne(fx, "accumulator scale touches `mc`, an accumulator of asynchronous WGMMAs, without an operand fence");
+    fx.k->body.clear();
+    fence(0);
+    fence(1);
+    fx.k->body.push_back(scale);
+    CHECK(fx.problems().empty());
+  }
+}
