@@ -33,6 +33,13 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
   function_->name = fn.name.str();
   function_->loc = fn.loc();
   m().items.push_back({kir::TopItem::Kind::Function, "", fn.loc(), function_});
+  // A function's generated names (`kt_3`, `mc_5`, a shadowing `a_7`) are
+  // numbered and kept apart within the function (its wrapper and kernels
+  // share its values): adding a function before it does not rename them.
+  // Kernel names, the only generated names at file scope, stay unique
+  // across the module (kernelNames_).
+  freshCounter_ = 0;
+  names_.clear();
   globalBuffers_.clear();
   lastStream_ = function_->stream;
   written_.clear();

@@ -514,8 +514,10 @@ class Lowerer {
   /// the body.
   std::vector<Stmt*> prologue_;
   std::vector<LevelFrame> frames_;
+  /// Numbers the names `fresh` makes; from 0 in each function.
   unsigned freshCounter_ = 0;
 
+  /// The C++ names of the current function's symbols.
   llvm::DenseMap<const sema::Symbol*, std::string> names_;
   llvm::DenseMap<const sym::SymExpr*, const Expr*> symValues_;
   llvm::DenseMap<const sema::Symbol*, const Expr*> values_;
