@@ -63,13 +63,14 @@ constexpr Alias kAliases[] = {
     {"--use-prepack-v2", "--sparse-metadata=prepack-v2"},
 };
 
-/// Croqtile options that croqc has no equivalent for, each with a pointer to
-/// what to do instead.
-struct Unsupported {
+/// A Croqtile option that croqc has no equivalent for, with what to do (or
+/// what decides) instead.
+struct CroqtileOnly {
   const char* croqtile;
   const char* instead;
 };
-constexpr Unsupported kUnsupported[] = {
+/// Errors: croqc does this another way.
+constexpr CroqtileOnly kUnsupported[] = {
     {"-gs", "croqc writes no run scripts: build and run with `croqc FILE.co -o EXE && ./EXE`"},
     {"-fc", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
     {"--fast-compile", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
@@ -80,14 +81,10 @@ constexpr Unsupported kUnsupported[] = {
     {"--help-hidden", "`croqc --help` lists every option"},
 };
 
-/// Croqtile's code-generation choices. croqc makes these itself from the
-/// program, so the options are accepted (build commands written for Croqtile
-/// keep working) and each one gets a warning that says what decides instead.
-struct Ignored {
-  const char* croqtile;
-  const char* instead;
-};
-constexpr Ignored kIgnored[] = {
+/// Warnings: Croqtile's code-generation choices, which croqc makes itself
+/// from the program; the options are accepted so that build commands written
+/// for Croqtile keep working.
+constexpr CroqtileOnly kIgnored[] = {
     {"--use-warpspec", "warp roles come from the program's `inthreads.async` blocks"},
     {"--stmatrix", "`mma.store` picks its shared-memory store instructions from the layout"},
     {"--wgmma-wait-depth", "WGMMAs stay in flight as the program's `mma.commit` and `wait` place them"},
@@ -391,22 +388,18 @@ std::vector<std::string> CommandLineParser::rewriteCroqtileSpellings(llvm::Array
   bool afterDashDash = false;
   for (const std::string& arg : args) {
     llvm::StringRef a(arg);
-    if (const Unsupported* u = llvm::find_if(
-            kUnsupported, [&](const Unsupported& x) { return !afterDashDash && a.split('=').first == x.croqtile; });
-        u != std::end(kUnsupported)) {
-      problem([arg, instead = std::string(u->instead)](DiagnosticEngine& diags) {
-        diags.report({}, DiagKind::err_croqtile_option_unsupported, arg, instead);
+    auto croqtileOnly = [&](llvm::ArrayRef<CroqtileOnly> table, DiagKind kind) {
+      const CroqtileOnly* o =
+          llvm::find_if(table, [&](const CroqtileOnly& x) { return a.split('=').first == x.croqtile; });
+      if (afterDashDash || o == table.end()) return false;
+      problem([arg, kind, instead = std::string(o->instead)](DiagnosticEngine& diags) {
+        diags.report({}, kind, arg, instead);
       });
+      return true;
+    };
+    if (croqtileOnly(kUnsupported, DiagKind::err_croqtile_option_unsupported) ||
+        croqtileOnly(kIgnored, DiagKind::warn_croqtile_option_ignored))
       continue;
-    }
-    if (const Ignored* ig = llvm::find_if(
-            kIgnored, [&](const Ignored& x) { return !afterDashDash && a.split('=').first == x.croqtile; });
-        ig != std::end(kIgnored)) {
-      problem([arg, instead = std::string(ig->instead)](DiagnosticEngine& diags) {
-        diags.report({}, DiagKind::warn_croqtile_option_ignored, arg, instead);
-      });
-      continue;
-    }
     // Croqtile's long flags with a croqc spelling (`--use-prepack-v2`).
     if (const Alias* alias = llvm::find_if(kAliases, [&](const Alias& al) { return a == al.croqtile; });
         !afterDashDash && a.startswith("--") && alias != std::end(kAliases)) {

@@ -295,6 +295,11 @@ class Lowerer {
   void lowerWgmmaRegisterLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym);
   /// `me = mma.load meta_tile;` of a sparse warpgroup MMA's metadata: each
   /// thread's register per 64-row slab and K step (croq/device/wgmma_layout.h).
+  /// A metadata `mma.load`: the symbol's fragment is set aside (`previous`,
+  /// reused when the new one has its shape) and the symbol counts as failed
+  /// until the load succeeds; the tile it reads.
+  std::optional<kir::Tile> startSparseMetaLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym,
+                                               kir::Fragment*& previous);
   void lowerSparseMetaLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use);
   void lowerWarpSparseMetaLoad(const ast::MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use);
   /// Loads A [64 * m, K] of `tile` into a warpgroup register fragment

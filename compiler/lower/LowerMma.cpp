@@ -349,10 +349,8 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
 }
 
 void Lowerer::lowerWarpSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use) {
-  kir::Fragment* previous = fragments_.lookup(sym);
-  fragments_.erase(sym);
-  failed_.insert(sym);
-  std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
+  kir::Fragment* previous = nullptr;
+  std::optional<kir::Tile> tile = startSparseMetaLoad(s, sym, previous);
   if (!tile) return;
   const std::string text = exprText(s->source);
   if (tile->buffer->elem != TokenKind::ty_u32) {

@@ -241,11 +241,17 @@ void Lowerer::lowerWgmmaRegisterLoad(const MmaLoadStmt* s, const sema::Symbol* s
   failed_.erase(sym);
 }
 
-void Lowerer::lowerSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use) {
-  kir::Fragment* previous = fragments_.lookup(sym);
+std::optional<kir::Tile> Lowerer::startSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym,
+                                                      kir::Fragment*& previous) {
+  previous = fragments_.lookup(sym);
   fragments_.erase(sym);
   failed_.insert(sym);
-  std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
+  return lowerMmaLoadSource(s);
+}
+
+void Lowerer::lowerSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym, const MmaOperandUse& use) {
+  kir::Fragment* previous = nullptr;
+  std::optional<kir::Tile> tile = startSparseMetaLoad(s, sym, previous);
   if (!tile) return;
   const std::string text = exprText(s->source);
   const TokenKind metaElem = tile->buffer->elem;
