@@ -358,11 +358,16 @@ void Checker::checkAssign(const AssignStmt* a) {
   Type target = check(a->target);
   Type value = check(a->value);
   if (target.isError() || value.isError()) return;
-  if (target.kind == TypeKind::Element) {
+  // An element is assigned through `.at(...)` or `[...]`; other expressions
+  // of element type (`--x.at(i)`, `a.at(i) + 1`) are values.
+  const auto* method = llvm::dyn_cast<MethodExpr>(a->target);
+  const bool elementAccess =
+      (method && method->method == TokenKind::m_at) || llvm::isa<SubscriptExpr>(a->target);
+  if (target.kind == TypeKind::Element && elementAccess) {
     checkConversion(value, target.elem, a->value->range());
     return;
   }
-  if (target.kind == TypeKind::Int && llvm::isa<MethodExpr>(a->target)) return;
+  if (target.kind == TypeKind::Int && method) return;
   if (target.kind == TypeKind::Accumulator && target.arrayDims.empty() && a->op != TokenKind::equal) {
     if (value.kind != TypeKind::Element && !value.isIntegral())
       report(a->value->range(), DiagKind::err_accumulator_update_value, exprText(a->target), describe(value));
