@@ -129,23 +129,10 @@ bool runLower(Compilation& c) {
 // --- KIR passes ---------------------------------------------------------------
 // Each rewrites the module lowering made; the verifier runs after each.
 
-bool runZeroInit(Compilation& c) {
-  lower::zeroAccumulatorsByScaleD(*c.kir);
-  return verifyKir(c);
-}
-
-bool runOperandFences(Compilation& c) {
-  lower::fenceAsyncAccumulators(*c.kir);
-  return verifyKir(c);
-}
-
-bool runBarriers(Compilation& c) {
-  lower::elideBarriers(*c.kir);
-  return verifyKir(c);
-}
-
-bool runSharedLayout(Compilation& c) {
-  lower::placeSharedMemory(*c.kir);
+/// A KIR pass that rewrites the module in place, then the verifier.
+template <void (*Pass)(kir::Module&)>
+bool runKirPass(Compilation& c) {
+  Pass(*c.kir);
   return verifyKir(c);
 }
 
@@ -180,21 +167,20 @@ void printCuda(const Compilation& c, llvm::raw_ostream& os) { os << c.cudaSource
 // --- the pipeline -----------------------------------------------------------
 
 const Pass kPipeline[] = {
-    {"preprocess", "expand macros and conditionals (-D, -U, #define, #if); keep the #line mapping",
-     runPreprocess, printPreprocessed},
+    {"preprocess", "expand macros and conditionals (-D, -U, #define, #if); keep the #line mapping", runPreprocess,
+     printPreprocessed},
     {"lex", "split the preprocessed text into tokens; host code stays opaque text", runLex, printTokens},
     {"parse", "build the AST of the file, recovering from syntax errors", runParse, printAST},
     {"sema", "resolve names, infer types and symbolic shapes, check the language rules", runSema, printSema},
-    {"lower", "lower to KIR: thread mapping, buffers, barriers, copies, MMA atoms, host wrappers", runLower,
-     printKir},
+    {"lower", "lower to KIR: thread mapping, buffers, barriers, copies, MMA atoms, host wrappers", runLower, printKir},
     {"wgmma-zero-init", "start WGMMA accumulators filled with zero from the first WGMMA's scale-d, not a fill",
-     runZeroInit, printKir},
+     runKirPass<lower::zeroAccumulatorsByScaleD>, printKir},
     {"wgmma-operand-fences", "fence the registers of asynchronous WGMMA accumulators before other code touches them",
-     runOperandFences, printKir},
-    {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)", runBarriers,
-     printKir},
+     runKirPass<lower::fenceAsyncAccumulators>, printKir},
+    {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)",
+     runKirPass<lower::elideBarriers>, printKir},
     {"shared-layout", "give shared buffers their offsets, sharing bytes across barriers; size shared memory",
-     runSharedLayout, printKir},
+     runKirPass<lower::placeSharedMemory>, printKir},
     {"codegen", "print KIR as CUDA C++ for nvcc", runCodegen, printCuda},
 };
 
