@@ -281,29 +281,31 @@ double operand_value(std::uint32_t reg, int x, const float* f16_table) {
   }
 }
 
-// D = A * B + C of the lanes in `lanes` (the whole warp, or one quad pair of
-// m8n8k4): gathers A (M x K), B (K x 8) and C (M x 8) from their fragments
-// (croq/device/mma_layout.h), multiplies, and scatters D back in the
-// accumulator layout. Products are exact; floating sums are f32 in k order,
-// integer sums exact (s32 wraps as on the GPU).
-template <typename InT, typename AccT, int E, int M, int KB>
-void mma_lanes(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes],
-               const int* lanes, int count) {
-  using Shape = atom_shape<M, KB>;
-  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = Shape::quad_pair ? 2 : 4 / Bytes;
-  constexpr int K = KB / Bytes, Rows = Shape::quad_pair ? 8 : M;
-  const float* table = cpu::detail::half_table();
-  double A[Rows][K], B[K][8], C[Rows][8];
-  for (int l = 0; l < count; ++l) {
-    const int lane = lanes[l];
-    MmaLane<AccT, E, M, KB> v;
-    std::memcpy(&v, in[lane], sizeof(v));
-    for (int e = 0; e < Shape::a_regs * P; ++e)
-      A[a_row<Bytes, M, KB>(lane, e)][a_col<Bytes, M, KB>(lane, e)] = operand_value<InT>(v.a.r[e / P], e % P, table);
-    for (int e = 0; e < Shape::b_regs * P; ++e)
-      B[b_row<Bytes, M, KB>(lane, e)][b_col<M, KB>(lane, e)] = operand_value<InT>(v.b.r[e / P], e % P, table);
-    for (int e = 0; e < E; ++e) C[c_row<AccT, E>(lane, e)][c_col<AccT, E>(lane, e)] = acc_value(v.c, e);
-  }
+// The operands `lane` holds, placed at their coordinates
+// (croq/device/mma_layout.h): A [Rows][K], B [K][8], C [Rows][8].
+template <typename InT, int M, int KB, int Rows, int K>
+void gather_a(const frag_a_t<M, KB>& a, int lane, double (&A)[Rows][K], const float* table) {
+  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = 4 / Bytes;
+  for (int e = 0; e < atom_shape<M, KB>::a_regs * P; ++e)
+    A[a_row<Bytes, M, KB>(lane, e)][a_col<Bytes, M, KB>(lane, e)] = operand_value<InT>(a.r[e / P], e % P, table);
+}
+template <typename InT, int M, int KB, int K>
+void gather_b(const frag_b_t<M, KB>& b, int lane, double (&B)[K][8], const float* table) {
+  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = 4 / Bytes;
+  for (int e = 0; e < atom_shape<M, KB>::b_regs * P; ++e)
+    B[b_row<Bytes, M, KB>(lane, e)][b_col<M, KB>(lane, e)] = operand_value<InT>(b.r[e / P], e % P, table);
+}
+template <typename AccT, int E, int Rows>
+void gather_c(const frag_c<AccT, E>& c, int lane, double (&C)[Rows][8]) {
+  for (int e = 0; e < E; ++e) C[c_row<AccT, E>(lane, e)][c_col<AccT, E>(lane, e)] = acc_value(c, e);
+}
+
+// D = A * B + C, scattered to the accumulators of the lanes in `lanes` in
+// the accumulator layout. Products are exact; floating sums are f32 in k
+// order, integer sums exact (s32 wraps as on the GPU).
+template <typename AccT, int E, int Rows, int K>
+void multiply_scatter(const double (&A)[Rows][K], const double (&B)[K][8], const double (&C)[Rows][8],
+                      const int* lanes, int count, unsigned char (*out)[cpu::detail::kLaneBytes]) {
   double D[Rows][8];
   for (int m = 0; m < Rows; ++m)
     for (int n = 0; n < 8; ++n) {
@@ -329,6 +331,25 @@ void mma_lanes(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char
     }
     std::memcpy(out[lane], &d, sizeof(d));
   }
+}
+
+// D = A * B + C of the lanes in `lanes` (the whole warp, or one quad pair of
+// m8n8k4): gathers A (M x K), B (K x 8) and C (M x 8) from their fragments
+// and multiplies.
+template <typename InT, typename AccT, int E, int M, int KB>
+void mma_lanes(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes],
+               const int* lanes, int count) {
+  constexpr int K = KB / static_cast<int>(sizeof(InT)), Rows = atom_shape<M, KB>::quad_pair ? 8 : M;
+  const float* table = cpu::detail::half_table();
+  double A[Rows][K], B[K][8], C[Rows][8];
+  for (int l = 0; l < count; ++l) {
+    MmaLane<AccT, E, M, KB> v;
+    std::memcpy(&v, in[lanes[l]], sizeof(v));
+    gather_a<InT>(v.a, lanes[l], A, table);
+    gather_b<InT>(v.b, lanes[l], B, table);
+    gather_c(v.c, lanes[l], C);
+  }
+  multiply_scatter<AccT, E>(A, B, C, lanes, count, out);
 }
 
 template <typename InT, typename AccT, int E, int M, int KB>
@@ -391,26 +412,22 @@ struct MmaSpLane {
 };
 
 // D = A * B + C of a 2:4 sparse atom over the warp: the packed A (16 x K/2)
-// and the metadata the instruction reads (croq/device/mma_layout.h,
-// sp_meta_nibble) give the dense A, then as mma_lanes.
+// and the metadata nibbles of the lanes the instruction reads
+// (croq/device/mma_layout.h, sp_meta_nibble) give the dense A.
 template <typename InT, typename AccT, int KB>
 void mma_sp_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned char (*out)[cpu::detail::kLaneBytes]) {
-  constexpr int Bytes = static_cast<int>(sizeof(InT)), P = 4 / Bytes;
-  constexpr int K = KB / Bytes, KA = K / 2;
-  using ShapeA = atom_shape<16, KB / 2>;
-  using ShapeB = atom_shape<16, KB>;
+  constexpr int Bytes = static_cast<int>(sizeof(InT)), K = KB / Bytes;
   const float* table = cpu::detail::half_table();
-  double packed[16][KA], A[16][K] = {}, B[K][8], C[16][8];
+  double packed[16][K / 2], A[16][K] = {}, B[K][8], C[16][8];
   int nibble[16][K / 4];
+  int lanes[32];
   for (int lane = 0; lane < 32; ++lane) {
+    lanes[lane] = lane;
     MmaSpLane<AccT, KB> v;
     std::memcpy(&v, in[lane], sizeof(v));
-    for (int e = 0; e < ShapeA::a_regs * P; ++e)
-      packed[a_row<Bytes, 16, KB / 2>(lane, e)][a_col<Bytes, 16, KB / 2>(lane, e)] =
-          operand_value<InT>(v.a.r[e / P], e % P, table);
-    for (int e = 0; e < ShapeB::b_regs * P; ++e)
-      B[b_row<Bytes, 16, KB>(lane, e)][b_col<16, KB>(lane, e)] = operand_value<InT>(v.b.r[e / P], e % P, table);
-    for (int e = 0; e < 4; ++e) C[c_row<AccT, 4>(lane, e)][c_col<AccT, 4>(lane, e)] = acc_value(v.c, e);
+    gather_a<InT>(v.a, lane, packed, table);
+    gather_b<InT>(v.b, lane, B, table);
+    gather_c(v.c, lane, C);
     for (int n = 0; n < 8; ++n) {
       const sp_nibble at = sp_meta_nibble<Bytes, KB>(lane, n);
       if (at.read) nibble[at.row][at.group] = static_cast<int>((v.e >> (4 * n)) & 0xfu);
@@ -421,16 +438,7 @@ void mma_sp_warp(const unsigned char (*in)[cpu::detail::kLaneBytes], unsigned ch
       A[m][4 * q + (nibble[m][q] & 3)] += packed[m][2 * q];
       A[m][4 * q + ((nibble[m][q] >> 2) & 3)] += packed[m][2 * q + 1];
     }
-  for (int lane = 0; lane < 32; ++lane) {
-    frag_c<AccT, 4> d;
-    for (int e = 0; e < 4; ++e) {
-      const int m = c_row<AccT, 4>(lane, e), n = c_col<AccT, 4>(lane, e);
-      float sum = static_cast<float>(C[m][n]);
-      for (int k = 0; k < K; ++k) sum += static_cast<float>(A[m][k] * B[k][n]);
-      set_acc_value(d, e, sum);
-    }
-    std::memcpy(out[lane], &d, sizeof(d));
-  }
+  multiply_scatter<AccT, 4>(A, B, C, lanes, 32, out);
 }
 
 }  // namespace detail

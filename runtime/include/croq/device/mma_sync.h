@@ -136,7 +136,6 @@ CROQ_DEVICE void m16n8k32_f32_fp8(float (&d)[4], const std::uint32_t (&a)[4], co
 #undef CROQ_MMA_D2_A4_B2
 #undef CROQ_MMA_D2_A2_B1
 #undef CROQ_MMA_D2_A1_B1
-#undef CROQ_MMA_BODY
 
 // acc += a * b with the instruction chosen by the operand type InT, the
 // accumulator type and the atom (croq/device/mma_layout.h).
@@ -185,70 +184,68 @@ CROQ_DEVICE void mma(frag_c<AccT, E>& acc, const frag_a_t<M, KB>& a, const frag_
 // m16n8k16 on f16 / bf16, KB = 64 m16n8k32 on f16 / bf16 and m16n8k64 on
 // e4m3 / e5m2 (sm_89+); `e` the lane's metadata word, sparsity selector 0.
 
-#if CROQ_SM80_ENABLED
-#define CROQ_MMA_SP_F32(PTX, AN, BN)                                                                          \
+// The instruction PTX with A and B of `AN` registers each (2: m16n8k16, 4:
+// the 64-byte atoms) into an f32 or a packed-f16 accumulator; expands inside
+// mma_sp, whose acc, a, b and e it names.
+#define CROQ_MMA_SP_F32(PTX)                                                                                   \
   do {                                                                                                        \
     if constexpr (AN == 2)                                                                                    \
-      asm volatile(PTX " {%0, %1, %2, %3}, {%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x0;\n"              \
+      CROQ_MMA_BODY(PTX " {%0, %1, %2, %3}, {%4, %5}, {%6, %7}, {%8, %9, %10, %11}, %12, 0x0;\n"              \
                    : "=f"(acc.r[0]), "=f"(acc.r[1]), "=f"(acc.r[2]), "=f"(acc.r[3])                           \
                    : "r"(a.r[0]), "r"(a.r[1]), "r"(b.r[0]), "r"(b.r[1]), "f"(acc.r[0]), "f"(acc.r[1]),        \
                      "f"(acc.r[2]), "f"(acc.r[3]), "r"(e));                                                   \
     else                                                                                                      \
-      asm volatile(PTX " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, {%12, %13, %14, %15}, %16, 0x0;\n" \
+      CROQ_MMA_BODY(PTX " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "                            \
+                       "{%12, %13, %14, %15}, %16, 0x0;\n"                                                    \
                    : "=f"(acc.r[0]), "=f"(acc.r[1]), "=f"(acc.r[2]), "=f"(acc.r[3])                           \
                    : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]),            \
                      "r"(b.r[2]), "r"(b.r[3]), "f"(acc.r[0]), "f"(acc.r[1]), "f"(acc.r[2]), "f"(acc.r[3]),    \
                      "r"(e));                                                                                 \
   } while (0)
-#define CROQ_MMA_SP_F16(PTX, AN)                                                                              \
+#define CROQ_MMA_SP_F16(PTX)                                                                                   \
   do {                                                                                                        \
     if constexpr (AN == 2)                                                                                    \
-      asm volatile(PTX " {%0, %1}, {%2, %3}, {%4, %5}, {%6, %7}, %8, 0x0;\n"                                 \
+      CROQ_MMA_BODY(PTX " {%0, %1}, {%2, %3}, {%4, %5}, {%6, %7}, %8, 0x0;\n"                                 \
                    : "=r"(acc.r[0]), "=r"(acc.r[1])                                                           \
-                   : "r"(a.r[0]), "r"(a.r[1]), "r"(b.r[0]), "r"(b.r[1]), "r"(acc.r[0]), "r"(acc.r[1]), "r"(e)); \
+                   : "r"(a.r[0]), "r"(a.r[1]), "r"(b.r[0]), "r"(b.r[1]), "r"(acc.r[0]), "r"(acc.r[1]),        \
+                     "r"(e));                                                                                 \
     else                                                                                                      \
-      asm volatile(PTX " {%0, %1}, {%2, %3, %4, %5}, {%6, %7, %8, %9}, {%10, %11}, %12, 0x0;\n"              \
+      CROQ_MMA_BODY(PTX " {%0, %1}, {%2, %3, %4, %5}, {%6, %7, %8, %9}, {%10, %11}, %12, 0x0;\n"              \
                    : "=r"(acc.r[0]), "=r"(acc.r[1])                                                           \
                    : "r"(a.r[0]), "r"(a.r[1]), "r"(a.r[2]), "r"(a.r[3]), "r"(b.r[0]), "r"(b.r[1]),            \
                      "r"(b.r[2]), "r"(b.r[3]), "r"(acc.r[0]), "r"(acc.r[1]), "r"(e));                         \
   } while (0)
-#endif
+#define CROQ_MMA_SP(SHAPE, TYPES) "mma.sp::ordered_metadata.sync.aligned." SHAPE ".row.col." TYPES
 
 template <typename InT, typename AccT, int E, int KB>
 CROQ_DEVICE void mma_sp(frag_c<AccT, E>& acc, const frag_a_t<16, KB / 2>& a, const frag_b_t<16, KB>& b,
                         std::uint32_t e) {
   static_assert(has_sparse_instruction_v<InT, AccT, KB>, "no mma.sp.sync takes these operand and accumulator types");
   static_assert(E == 4, "the accumulator fits the m16n8 atom");
-#if CROQ_SM80_ENABLED
   constexpr int AN = KB / 16;
   if constexpr (std::is_same_v<InT, f16> && std::is_same_v<AccT, f16>) {
-    if constexpr (KB == 32) CROQ_MMA_SP_F16("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", AN);
-    else CROQ_MMA_SP_F16("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16", AN);
+    if constexpr (KB == 32) CROQ_MMA_SP_F16(CROQ_MMA_SP("m16n8k16", "f16.f16.f16.f16"));
+    else CROQ_MMA_SP_F16(CROQ_MMA_SP("m16n8k32", "f16.f16.f16.f16"));
   } else if constexpr (std::is_same_v<InT, f16>) {
-    if constexpr (KB == 32) CROQ_MMA_SP_F32("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", AN, 2);
-    else CROQ_MMA_SP_F32("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32", AN, 4);
+    if constexpr (KB == 32) CROQ_MMA_SP_F32(CROQ_MMA_SP("m16n8k16", "f32.f16.f16.f32"));
+    else CROQ_MMA_SP_F32(CROQ_MMA_SP("m16n8k32", "f32.f16.f16.f32"));
   } else if constexpr (std::is_same_v<InT, bf16>) {
-    if constexpr (KB == 32) CROQ_MMA_SP_F32("mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", AN, 2);
-    else CROQ_MMA_SP_F32("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", AN, 4);
+    if constexpr (KB == 32) CROQ_MMA_SP_F32(CROQ_MMA_SP("m16n8k16", "f32.bf16.bf16.f32"));
+    else CROQ_MMA_SP_F32(CROQ_MMA_SP("m16n8k32", "f32.bf16.bf16.f32"));
   } else {
 #if CROQ_SM89_ENABLED
-    if constexpr (std::is_same_v<InT, f8_e4m3>)
-      CROQ_MMA_SP_F32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e4m3.f32", 4, 4);
-    else
-      CROQ_MMA_SP_F32("mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e5m2.e5m2.f32", 4, 4);
+    if constexpr (std::is_same_v<InT, f8_e4m3>) CROQ_MMA_SP_F32(CROQ_MMA_SP("m16n8k64", "f32.e4m3.e4m3.f32"));
+    else CROQ_MMA_SP_F32(CROQ_MMA_SP("m16n8k64", "f32.e5m2.e5m2.f32"));
 #else
     CROQ_UNSUPPORTED_ARCH();
 #endif
   }
-#else
-  CROQ_UNSUPPORTED_ARCH();
-#endif
 }
 
-#if CROQ_SM80_ENABLED
+#undef CROQ_MMA_SP
 #undef CROQ_MMA_SP_F32
 #undef CROQ_MMA_SP_F16
-#endif
+#undef CROQ_MMA_BODY
 
 }  // namespace mma
 }  // namespace croq
