@@ -184,7 +184,10 @@ class Lowerer {
 
   // ---- Views (LowerView.cpp) ----
   /// The tile a view expression denotes; nullopt after a diagnostic.
-  std::optional<kir::Tile> lowerTile(const ast::Expr* e, llvm::StringRef what);
+  /// `lastExtent`, when larger than the constant last extent of a window of
+  /// a buffer, widens the window to it, bounded by the buffer as every
+  /// window is; other tiles keep their extents.
+  std::optional<kir::Tile> lowerTile(const ast::Expr* e, llvm::StringRef what, std::int64_t lastExtent = 0);
   /// Sets the 2-D origin (row0, col0) of `tile`, a view `e` of type `t` of
   /// a swizzled WGMMA operand buffer; false after reporting a view it
   /// cannot place.
@@ -248,7 +251,7 @@ class Lowerer {
   void lowerMmaFill(const ast::MmaFillStmt* s);
   void lowerMmaLoad(const ast::MmaLoadStmt* s);
   /// The 2-D tile an `mma.load` reads; nullopt after a diagnostic.
-  std::optional<kir::Tile> lowerMmaLoadSource(const ast::MmaLoadStmt* s);
+  std::optional<kir::Tile> lowerMmaLoadSource(const ast::MmaLoadStmt* s, std::int64_t lastExtent = 0);
   void lowerMmaExec(const ast::MmaExecStmt* s);
   void lowerMmaStore(const ast::MmaStoreStmt* s);
   kir::Fragment* fragmentFor(const ast::Expr* e);

@@ -265,8 +265,8 @@ kir::Fragment* Lowerer::fragmentFor(const ast::Expr* e) {
   return sym ? fragments_.lookup(sym) : nullptr;
 }
 
-std::optional<kir::Tile> Lowerer::lowerMmaLoadSource(const ast::MmaLoadStmt* s) {
-  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source");
+std::optional<kir::Tile> Lowerer::lowerMmaLoadSource(const ast::MmaLoadStmt* s, std::int64_t lastExtent) {
+  std::optional<kir::Tile> tile = lowerTile(s->source, "the `mma.load` source", lastExtent);
   if (tile && tile->rank() != 2) {
     unreachable("an `mma.load` of a tile that is not 2-D");
   }

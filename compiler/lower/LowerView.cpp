@@ -69,7 +69,7 @@ bool denseRows(const kir::Buffer* b) {
 
 }  // namespace
 
-std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef what) {
+std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef what, std::int64_t lastExtent) {
   const sema::Type* t = sema_.typeOf(e);
   const SubscriptExpr* sub = nullptr;
   const sema::Symbol* root = rootSymbol(e, &sub);
@@ -163,6 +163,7 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   llvm::SmallVector<bool, 4> mapped(baseRank, false);
   for (size_t d = 0; d < baseRank && d < view->origin.size(); ++d)
     tile.offset = m().add(tile.offset, m().mul(lowerSym(view->origin[d], loc), arrayStrides[d]));
+  if (tile.rank() > 0 && tile.extents.back() > 0 && tile.extents.back() < lastExtent) tile.extents.back() = lastExtent;
   for (size_t i = 0; i < tile.rank(); ++i) {
     unsigned bd = view->dimMap.empty() ? static_cast<unsigned>(i) : view->dimMap[i];
     if (bd >= baseRank || bd >= view->stride.size()) {

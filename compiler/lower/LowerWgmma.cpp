@@ -277,19 +277,19 @@ void Lowerer::lowerSparseMetaLoad(const MmaLoadStmt* s, const sema::Symbol* sym,
     tile->extents[1] = cols = 2 * use.aCols / instrK * perStep;
   // A window one step too narrow (`meta.subspan(64, 1)` where a K step of
   // 8-bit operands reads two words): Croqtile reads the step's columns from
-  // the window's start, and programs written for it rely on that.
-  // The columns stay inside the tensor: a bound on the window's valid
-  // columns (`imin(remaining, cols)`) is widened with it.
-  const kir::Expr* colsValid = tile->valid[1];
-  const bool boundWidens = !colsValid || (colsValid->kind == kir::ExprKind::Call && colsValid->name == "croq::imin" &&
-                                          colsValid->operands.size() == 2 && colsValid->operands[1]->isConst(cols));
-  if (rows > 0 && rows % 64 == 0 && cols > 0 && cols < perStep && perStep % cols == 0 && boundWidens) {
-    diags_
-        .report(s->source->loc(), DiagKind::warn_sparse_meta_widened, text, rows, cols, instrK,
-                tokenKindSpelling(aElem), perStep, tokenKindSpelling(metaElem))
-        .range(s->source->range());
-    if (colsValid) tile->valid[1] = m().min(colsValid->operands[0], m().intc(perStep));
-    tile->extents[1] = cols = perStep;
+  // the window's start, and programs written for it rely on that. The
+  // window is lowered again that wide, inside the tensor like any window.
+  if (rows > 0 && rows % 64 == 0 && cols > 0 && cols < perStep && perStep % cols == 0) {
+    std::optional<kir::Tile> wide = lowerMmaLoadSource(s, perStep);
+    if (wide && wide->extents[1] == perStep) {
+      diags_
+          .report(s->source->loc(), DiagKind::warn_sparse_meta_widened, text, rows, cols, instrK,
+                  tokenKindSpelling(aElem), perStep, tokenKindSpelling(metaElem))
+          .range(s->source->range());
+      wide->extents[0] = rows;
+      tile = wide;
+      cols = perStep;
+    }
   }
   if (rows <= 0 || cols <= 0 || rows % 64 || cols % perStep) {
     diags_
