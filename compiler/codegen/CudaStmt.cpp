@@ -296,6 +296,7 @@ void Emitter::stmt(const Stmt* s) {
     case StmtKind::FragUpdate:
     case StmtKind::FragStore:
     case StmtKind::AtomMma:
+    case StmtKind::AccScaleLoad:
     case StmtKind::AccScale: fragmentOp(s); return;
     case StmtKind::Copy: copy(s); return;
     case StmtKind::TmaLoad: tmaLoad(s); return;
@@ -487,14 +488,18 @@ void Emitter::fragmentOp(const Stmt* s) {
                          s->fragA->name, printExpr(s->k), s->fragB->name)
                .str());
       return;
-    case StmtKind::AccScale: {
+    case StmtKind::AccScaleLoad: {
       const Tile& t = s->src;
-      line(llvm::formatv("croq::wgmma::scale_add<{0}, {1}>({2}[{3}], {4}[{3}], {5}, {6}, {7}, {8});",
-                         s->frag->logicalCols, cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i),
-                         s->fragB->name, tilePointer(t), printExpr(t.strides[0]), validExtent(t, 0), printExpr(s->value))
+      line(llvm::formatv("const croq::wgmma::row_scales {0} = croq::wgmma::load_row_scales({1}, {2}, {3}, {4});",
+                         s->var, tilePointer(t), printExpr(t.strides[0]), validExtent(t, 0), printExpr(s->value))
                .str());
       return;
     }
+    case StmtKind::AccScale:
+      line(llvm::formatv("croq::wgmma::scale_add<{0}, {1}>({2}[{3}], {4}[{3}], {5});", s->frag->logicalCols,
+                         cxxElementType(s->frag->accType), s->frag->name, printExpr(s->i), s->fragB->name, s->var)
+               .str());
+      return;
     default: return;
   }
 }

@@ -177,6 +177,8 @@ const Pass kPipeline[] = {
      runKirPass<lower::zeroAccumulatorsByScaleD>, printKir},
     {"wgmma-operand-fences", "fence the registers of asynchronous WGMMA accumulators before other code touches them",
      runKirPass<lower::fenceAsyncAccumulators>, printKir},
+    {"scale-loads", "load block-scaling row factors before the WGMMAs whose results they scale",
+     runKirPass<lower::loadScaleFactorsEarly>, printKir},
     {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)",
      runKirPass<lower::elideBarriers>, printKir},
     {"shared-layout", "give shared buffers their offsets, sharing bytes across barriers; size shared memory",

@@ -335,6 +335,7 @@ class KirPrinter {
       case StmtKind::AtomLoad:
       case StmtKind::AtomMma:
       case StmtKind::AtomStore:
+      case StmtKind::AccScaleLoad:
       case StmtKind::AccScale:
       case StmtKind::WgmmaExec: fragmentOp(s); return;
       // Kinds that print as their keyword alone.
@@ -534,9 +535,13 @@ class KirPrinter {
         keyword(s) << " " << tile(s->dst) << " <- " << fragRef(s) << "[" << printExpr(s->i) << "]["
             << printExpr(s->j) << "]\n";
         return;
+      case StmtKind::AccScaleLoad:
+        keyword(s) << " " << s->var << " = rows of " << s->frag->name << "[" << printExpr(s->i) << "]: "
+            << tile(s->src) << " * " << printExpr(s->value) << "\n";
+        return;
       case StmtKind::AccScale:
         keyword(s) << " " << s->frag->name << "[" << printExpr(s->i) << "] += " << s->fragB->name << "["
-            << printExpr(s->i) << "] * " << tile(s->src) << " * " << printExpr(s->value) << "\n";
+            << printExpr(s->i) << "] * " << s->var << "\n";
         return;
       case StmtKind::WgmmaExec:
         keyword(s) << (s->async ? ".async m64n" : " m64n") << s->frag->logicalCols << "k" << s->step << " x "

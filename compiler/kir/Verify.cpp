@@ -61,10 +61,12 @@ class Verifier {
   }
 
   void block(const std::vector<Stmt*>& body) {
+    const size_t factorsInScope = factors_.size();
     for (size_t i = 0; i < body.size(); ++i) {
       if (accumulatorsFenced_ && body[i]) operandFences(body, i);
       stmt(body[i]);
     }
+    factors_.resize(factorsInScope);
   }
 
   /// Once `wgmma-operand-fences` ran: a fill, store or scale of an
@@ -114,6 +116,7 @@ class Verifier {
       case StmtKind::AtomLoad:
       case StmtKind::AtomMma:
       case StmtKind::AtomStore:
+      case StmtKind::AccScaleLoad:
       case StmtKind::AccScale:
       case StmtKind::WgmmaExec:
       case StmtKind::WgmmaFence: fragmentOp(s); break;
@@ -244,11 +247,20 @@ class Verifier {
         need(s->i && s->j, "has no atom indices");
         tile(s->dst, "destination");
         break;
+      case StmtKind::AccScaleLoad:
+        fragment(s->frag, "", {FragRole::C});
+        need(s->i && s->value && !s->var.empty(), "has no atom index, factor or name");
+        tile(s->src, "scale");
+        factors_.push_back(s->var);
+        break;
       case StmtKind::AccScale:
         fragment(s->frag, "", {FragRole::C});
         fragment(s->fragB, "partial ", {FragRole::C});
-        need(s->i && s->value, "has no atom index or factor");
-        tile(s->src, "scale");
+        if (need(s->i && !s->var.empty(), "has no atom index or row factors") &&
+            std::find(factors_.begin(), factors_.end(), s->var) == factors_.end())
+          problem("accumulator scale uses row factors `{0}` that no accumulator scale load before it in scope "
+                  "defines",
+                  s->var);
         break;
       case StmtKind::WgmmaExec: wgmma(s); break;
       case StmtKind::WgmmaFence: fragment(s->frag, "", {FragRole::A, FragRole::C, FragRole::E}); break;
@@ -564,6 +576,8 @@ class Verifier {
   llvm::DenseSet<const Buffer*> declaredLocals_;
   llvm::DenseSet<const Buffer*> declaredPointers_;
   llvm::DenseSet<const Buffer*> unplacedReported_;
+  /// The row factors the accumulator scale loads in scope define.
+  std::vector<std::string> factors_;
 };
 
 }  // namespace

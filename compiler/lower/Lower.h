@@ -76,6 +76,11 @@ void zeroAccumulatorsByScaleD(kir::Module& module);
 /// as that pass left them (LowerAccumulatorFences.cpp).
 void fenceAsyncAccumulators(kir::Module& module);
 
+/// `scale-loads`: moves the loads of block-scaling row factors
+/// (`acc.scale.load`) above the WGMMAs, commits and waits before them, so
+/// that their latency overlaps the MMAs (LowerScaleLoads.cpp).
+void loadScaleFactorsEarly(kir::Module& module);
+
 /// `barriers`: drops the CTA barrier at the end of a loop body when the next
 /// iteration and the code after the loop both reach another CTA barrier
 /// before touching memory other threads see, and the barriers at a kernel's

@@ -615,18 +615,30 @@ void Lowerer::emitAccScale(const sema::Symbol* acc, const ast::Expr* sa, const a
     scales->runtimeExtents.push_back(nullptr);
   }
   const Expr* sbValue = m().convert(lowerExpr(sb), kir::ScalarType::element(TokenKind::ty_f32));
-  completeUncommittedMmas(where.Start);
+  // The factors are loaded before the MMAs complete (the `scale-loads`
+  // pass moves them above the K block's WGMMAs), so that their latency
+  // overlaps the tensor cores' work.
+  std::vector<std::string> factors;
   for (std::int64_t i = 0; i < c->rows; ++i) {
     kir::Tile atom = *scales;
     atom.offset = m().add(scales->offset, m().mul(m().intc(64 * i), scales->strides[0]));
     atom.extents = {64, 1};
     atom.valid = {scales->valid[0] ? m().sub(scales->valid[0], m().intc(64 * i)) : nullptr, nullptr};
+    Stmt* ld = emit(StmtKind::AccScaleLoad, where.Start);
+    ld->frag = c;
+    ld->i = m().intc(i);
+    ld->src = atom;
+    ld->value = sbValue;
+    ld->var = fresh(acc->name + "_factors");
+    factors.push_back(ld->var);
+  }
+  completeUncommittedMmas(where.Start);
+  for (std::int64_t i = 0; i < c->rows; ++i) {
     Stmt* st = emit(StmtKind::AccScale, where.Start);
     st->frag = c;
     st->fragB = part;
     st->i = m().intc(i);
-    st->src = atom;
-    st->value = sbValue;
+    st->var = factors[static_cast<std::size_t>(i)];
   }
   Stmt* zero = emit(StmtKind::FragFill, where.Start);
   zero->frag = part;

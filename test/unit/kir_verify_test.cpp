@@ -290,12 +290,42 @@ TEST_CASE("the verifier checks MMA fragments and their roles", "[kir][verify]") 
     s->dst = fx.tile(fx.shared("c", 256));
     expectOne(fx, "atom store uses fragment `ma`, whose role is A");
   }
+  SECTION("accumulator scale load") {
+    Stmt* s = fx.add(StmtKind::AccScaleLoad);
+    s->frag = fx.fragment(FragRole::C);
+    s->i = fx.m.intc(0);
+    s->src = fx.tile(fx.shared("scale", 64));
+    expectOne(fx, "accumulator scale load has no atom index, factor or name");
+  }
   SECTION("accumulator scale") {
     Stmt* s = fx.add(StmtKind::AccScale);
     s->frag = fx.fragment(FragRole::C);
     s->fragB = fx.fragment(FragRole::C);
-    s->src = fx.tile(fx.shared("scale", 64));
-    expectOne(fx, "accumulator scale has no atom index or factor");
+    expectOne(fx, "accumulator scale has no atom index or row factors");
+  }
+  SECTION("accumulator scale factors defined") {
+    const kir::Fragment* c = fx.fragment(FragRole::C);
+    Stmt* load = fx.m.stmt(StmtKind::AccScaleLoad);
+    load->frag = c;
+    load->i = fx.m.intc(0);
+    load->value = fx.m.intc(1);
+    load->src = fx.tile(fx.shared("scale", 64));
+    load->var = "f";
+    Stmt* scale = fx.m.stmt(StmtKind::AccScale);
+    scale->frag = c;
+    scale->fragB = fx.fragment(FragRole::C);
+    scale->i = fx.m.intc(0);
+    scale->var = "f";
+    // Used before it is loaded.
+    fx.k->body = {scale, load};
+    expectOne(fx, "accumulator scale uses row factors `f` that no accumulator scale load before it in scope defines");
+    // Loaded inside a loop that has ended.
+    Stmt* loop = fx.m.stmt(StmtKind::Block);
+    loop->body = {load};
+    fx.k->body = {loop, scale};
+    expectOne(fx, "accumulator scale uses row factors `f` that no accumulator scale load before it in scope defines");
+    fx.k->body = {load, scale};
+    CHECK(fx.problems().empty());
   }
   SECTION("accumulator array index") {
     Stmt* s = fx.add(StmtKind::FragFill);
@@ -787,14 +817,20 @@ TEST_CASE("accumulators of asynchronous WGMMAs are fenced once the wgmma-operand
     store->i = fx.m.intc(0);
     expectOne(fx, "atom store touches `mc`, an accumulator of asynchronous WGMMAs, without an operand fence of its row 0");
     fx.k->body.clear();
+    const kir::Fragment* acc = fx.fragment(FragRole::C, /*warpgroup=*/true);
+    Stmt* load = fx.add(StmtKind::AccScaleLoad);
+    load->frag = acc;
+    load->i = fx.m.intc(0);
+    load->value = fx.m.intc(1);
+    load->src = fx.tile(fx.shared("scale", 64, 1024));
+    load->var = "factors";
     Stmt* scale = fx.add(StmtKind::AccScale);
-    scale->frag = fx.fragment(FragRole::C, /*warpgroup=*/true);
+    scale->frag = acc;
     scale->fragB = mc;
     scale->i = fx.m.intc(0);
-    scale->value = fx.m.intc(1);
-    scale->src = fx.tile(fx.shared("scale", 64, 1024));
+    scale->var = "factors";
     expectOne(fx, "accumulator scale touches `mc`, an accumulator of asynchronous WGMMAs, without an operand fence");
-    fx.k->body.clear();
+    fx.k->body = {load};
     fence(0);
     fence(1);
     fx.k->body.push_back(scale);

@@ -113,17 +113,15 @@ void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, int s1, int v
   }
 }
 
-// Block scaling (`mma.scale`), as croq/device/wgmma_tile.h: d += part *
-// sa[r * s0] * sb for each of this thread's elements, zero past row v0.
-template <int N, typename AccT, typename ScaleT>
-void scale_add(accumulator_t<N, AccT>& d, const accumulator_t<N, AccT>& part, const ScaleT* sa, int s0, int v0,
-               float sb) {
-  const int tid = detail::warpgroup_tid();
-  for (int i = 0; i < N / 2; ++i) {
-    const int r = acc_row(tid, i);
-    const float s = r < v0 ? cvt<float>(sa[r * s0]) * sb : 0.0f;
-    detail::set_acc<N, AccT>(d, i, acc_value<N, AccT>(d, i) + acc_value<N, AccT>(part, i) * s);
-  }
+// Block scaling (`mma.scale`), as croq/device/wgmma_tile.h.
+template <typename ScaleT>
+row_scales load_row_scales(const ScaleT* sa, int s0, int v0, float sb) {
+  return row_scales_of(detail::warpgroup_tid(), sa, s0, v0, sb);
+}
+template <int N, typename AccT>
+void scale_add(accumulator_t<N, AccT>& d, const accumulator_t<N, AccT>& part, const row_scales& s) {
+  for (int i = 0; i < N / 2; ++i)
+    detail::set_acc<N, AccT>(d, i, acc_value<N, AccT>(d, i) + acc_value<N, AccT>(part, i) * row_scale(s, i));
 }
 
 // ---- fences and groups: every mma_ss is complete when it returns -------------

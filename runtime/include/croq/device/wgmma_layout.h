@@ -71,6 +71,21 @@ CROQ_HOST_DEVICE constexpr int acc_row(int tid, int i) {
 }
 CROQ_HOST_DEVICE constexpr int acc_col(int tid, int i) { return 8 * (i / 4) + 2 * (tid % 4) + (i % 2); }
 
+// Block scaling (`mma.scale`): the factors of the two accumulator rows of
+// thread `tid`, acc_row(tid, 0) (`lo`) and the row 8 below it (`hi`): the
+// row scale of A times the scale of B, zero for rows at or past `v0`. They
+// are loaded ahead of the K block's WGMMAs, whose results they then scale
+// (scale_add); row_scale gives element i's factor.
+struct row_scales {
+  float lo, hi;
+};
+template <typename ScaleT>
+CROQ_HOST_DEVICE row_scales row_scales_of(int tid, const ScaleT* sa, int s0, int v0, float sb) {
+  const int r = acc_row(tid, 0);
+  return {r < v0 ? to_f32(sa[r * s0]) * sb : 0.0f, r + 8 < v0 ? to_f32(sa[(r + 8) * s0]) * sb : 0.0f};
+}
+CROQ_HOST_DEVICE constexpr float row_scale(const row_scales& s, int i) { return (i / 2) % 2 ? s.hi : s.lo; }
+
 // ---- 2:4 sparse metadata (wgmma.mma_async.sp, sparsity selector 0) --------
 //
 // A sparse wgmma m64nNkK reads A as 64 x K/2 kept elements and one 32-bit

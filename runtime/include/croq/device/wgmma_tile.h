@@ -265,18 +265,19 @@ CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, i
   }
 }
 
-// Block scaling (`mma.scale`, spec 13.6): d += part * sa[r * s0] * sb for
-// every element (r, c) of this thread's 64 x N accumulator, where `part`
-// holds one K block's products; rows r >= v0 scale by zero.
-template <int N, typename AccT, typename ScaleT>
-CROQ_DEVICE void scale_add(accumulator_t<N, AccT>& d, const accumulator_t<N, AccT>& part, const ScaleT* sa, int s0,
-                           int v0, float sb) {
-  const int tid = static_cast<int>(threadIdx.x) % 128;
+// Block scaling (`mma.scale`, spec 13.6): this thread's row factors of the
+// scales at `sa` (row r at sa[r * s0], rows r >= v0 scale by zero) times
+// `sb`; then d += part * factor for every element of the 64 x N
+// accumulator, where `part` holds one K block's products.
+template <typename ScaleT>
+CROQ_DEVICE row_scales load_row_scales(const ScaleT* sa, int s0, int v0, float sb) {
+  return row_scales_of(static_cast<int>(threadIdx.x) % 128, sa, s0, v0, sb);
+}
+template <int N, typename AccT>
+CROQ_DEVICE void scale_add(accumulator_t<N, AccT>& d, const accumulator_t<N, AccT>& part, const row_scales& s) {
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) {
-    const int r = acc_row(tid, i);
-    const float s = r < v0 ? cvt<float>(sa[r * s0]) * sb : 0.0f;
-    const float v = acc_value<N, AccT>(d, i) + acc_value<N, AccT>(part, i) * s;
+    const float v = acc_value<N, AccT>(d, i) + acc_value<N, AccT>(part, i) * row_scale(s, i);
     if constexpr (std::is_same_v<AccT, float>) {
       d[i] = v;
     } else {
