@@ -24,6 +24,16 @@
 //       rewritten.
 // In both, no `break`, `continue` or `return` may come between the fill and
 // the WGMMA, so that the WGMMA that overwrites is the one that runs first.
+//
+// A third shape is the K-block partial of block scaling (`mma.scale`):
+//   (c) a loop whose body accumulates into F by a WGMMA (its first use of F,
+//       at the top level) and ends its use of F with a fill `F = 0`, where F
+//       is zero when the loop starts (a zero fill is the last use of F before
+//       the loop, or shape (b) made the WGMMA overwrite in the first
+//       iteration). Every iteration then starts from zero: the WGMMA always
+//       overwrites, the fill at the end of the body goes, and one fill after
+//       the loop leaves F as the loop did. The body may not `break`,
+//       `continue` or `return`.
 #include "lower/LowerImpl.h"
 
 #include <cstdlib>
@@ -110,6 +120,8 @@ class ZeroInit {
     }
     for (size_t i = 0; i < stmts.size(); ++i)
       if (rewrite(stmts, i)) --i;
+    for (size_t i = 0; i < stmts.size(); ++i)
+      if (rewriteLoopFill(stmts, i)) ++i;
   }
 
  private:
@@ -160,6 +172,53 @@ class ZeroInit {
     }
     stmts.erase(stmts.begin() + static_cast<std::ptrdiff_t>(i));
     return true;
+  }
+
+  /// Shape (c) for the loop at stmts[j]; true when it put a fill after the
+  /// loop.
+  bool rewriteLoopFill(std::vector<Stmt*>& stmts, size_t j) {
+    Stmt* loop = stmts[j];
+    if (loop->kind != StmtKind::For) return false;
+    std::vector<Stmt*>& body = loop->body;
+    for (const Stmt* s : body)
+      if (transfersControl(s)) return false;
+    for (size_t e = body.size(); e-- > 0;) {
+      Stmt* fill = body[e];
+      if (fill->kind != StmtKind::FragFill || !fill->frag || !fill->frag->warpgroup || !fill->fragIndex.empty() ||
+          !isZero(fill->value))
+        continue;
+      const kir::Fragment* f = fill->frag;
+      bool clean = true;
+      if (firstUse(body, e + 1, f, clean) != body.size()) continue;
+      size_t k = firstUse(body, 0, f, clean);
+      if (k >= e) continue;
+      Stmt* mma = body[k];
+      if (mma->kind != StmtKind::WgmmaExec || mma->frag != f || !mma->fragIndex.empty()) continue;
+      if (mma->cond ? !overwritesFirstIteration(mma->cond, loop) : !zeroBefore(stmts, j, f)) continue;
+      mma->cond = m_.boolc(false);
+      body.erase(body.begin() + static_cast<std::ptrdiff_t>(e));
+      stmts.insert(stmts.begin() + static_cast<std::ptrdiff_t>(j + 1), fill);
+      return true;
+    }
+    return false;
+  }
+
+  /// Is `cond` the `v != lo` that shape (b) gave the loop's first WGMMA?
+  static bool overwritesFirstIteration(const kir::Expr* cond, const Stmt* loop) {
+    return cond->kind == kir::ExprKind::Binary && cond->name == "!=" && cond->operands.size() == 2 &&
+           cond->operands[0]->kind == kir::ExprKind::Var && cond->operands[0]->name == loop->var &&
+           cond->operands[1] == loop->lo;
+  }
+
+  /// Is the last use of `f` before stmts[j] a zero fill of all of it?
+  static bool zeroBefore(const std::vector<Stmt*>& stmts, size_t j, const kir::Fragment* f) {
+    for (size_t i = j; i-- > 0;) {
+      const Stmt* s = stmts[i];
+      if (transfersControl(s)) return false;
+      if (!usesFragment(s, f)) continue;
+      return s->kind == StmtKind::FragFill && s->frag == f && s->fragIndex.empty() && isZero(s->value);
+    }
+    return false;
   }
 
   kir::Module& m_;
