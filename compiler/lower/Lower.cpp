@@ -113,7 +113,11 @@ void Lowerer::unreachable(const char* what) {
 }
 
 std::string Lowerer::fresh(llvm::StringRef base) {
-  return (base + "_" + llvm::Twine(freshCounter_++)).str();
+  std::string name;
+  do {
+    name = (base + "_" + llvm::Twine(freshCounter_++)).str();
+  } while (kernelParamNames_.contains(name));
+  return name;
 }
 
 void Lowerer::cannotEmulate(llvm::SMRange where, llvm::StringRef what, llvm::StringRef hint) {

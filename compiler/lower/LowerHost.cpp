@@ -33,9 +33,9 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
   function_->name = fn.name.str();
   function_->loc = fn.loc();
   m().items.push_back({kir::TopItem::Kind::Function, "", fn.loc(), function_});
-  // A function's generated names (`kt_3`, `mc_5`, a shadowing `a_7`) are
-  // numbered and kept apart within the function (its wrapper and kernels
-  // share its values): adding a function before it does not rename them.
+  // The wrapper's generated names (`n_3`, a shadowing `a_7`) are numbered
+  // and kept apart within the function, each kernel's within the kernel
+  // (lowerKernel): adding a function before it does not rename them.
   // Kernel names, the only generated names at file scope, stay unique
   // across the module (kernelNames_).
   freshCounter_ = 0;

@@ -522,10 +522,16 @@ class Lowerer {
   /// the body.
   std::vector<Stmt*> prologue_;
   std::vector<LevelFrame> frames_;
-  /// Numbers the names `fresh` makes; from 0 in each function.
+  /// Numbers the names `fresh` makes: from 0 in each function's wrapper
+  /// and from 0 in each of its kernels.
   unsigned freshCounter_ = 0;
+  /// The names of the current kernel's parameters before its body is
+  /// lowered (the wrapper's values it reads): the names `fresh` makes in the
+  /// kernel skip them.
+  llvm::StringSet<> kernelParamNames_;
 
-  /// The C++ names of the current function's symbols.
+  /// The C++ names of the symbols of the current function's wrapper and,
+  /// while a kernel is lowered, of that kernel.
   llvm::DenseMap<const sema::Symbol*, std::string> names_;
   llvm::DenseMap<const sym::SymExpr*, const Expr*> symValues_;
   llvm::DenseMap<const sema::Symbol*, const Expr*> values_;

@@ -7,6 +7,8 @@
 #include <llvm/ADT/DenseSet.h>
 #include <llvm/ADT/STLExtras.h>
 
+#include <utility>
+
 #include "sema/Sema.h"
 
 namespace croqc::lower {
@@ -19,6 +21,14 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   kernelInfo_ = &info;
   kernelLaunchShape(*k, root, info);
   kernelParams(*k);
+  // The kernel's generated names (`kt_3`, `mc_5`, a shadowing `a_7`) are
+  // numbered and kept apart within the kernel, so that adding a kernel
+  // before it in the function renames nothing in it. The only names of the
+  // wrapper in its scope are its parameters', which they skip. The
+  // wrapper's numbering and names carry on after it.
+  unsigned wrapperCounter = std::exchange(freshCounter_, 0);
+  llvm::DenseMap<const sema::Symbol*, std::string> wrapperNames = names_;
+  for (const kir::KernelParam& p : k->params) kernelParamNames_.insert(p.name);
 
   std::vector<Stmt*> body;
   resetKernelState(root, info);
@@ -44,6 +54,9 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
   k->body.insert(k->body.begin(), body.front());
   k->body.insert(k->body.end(), body.begin() + 1, body.end());
   prologue_.clear();
+  freshCounter_ = wrapperCounter;
+  names_ = std::move(wrapperNames);
+  kernelParamNames_.clear();
   function_->kernels.push_back(std::move(k));
   kernel_ = nullptr;
   kernelInfo_ = nullptr;
