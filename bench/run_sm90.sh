@@ -10,8 +10,10 @@
 #
 # Environment: CROQC (default build/tools/croqc/croqc), BENCH_BUILD_DIR
 # (default build-bench), CROQC_FLAGS (extra croqc arguments, split on
-# blanks; e.g. -D BM=.. -D BN=.. -D BK=..). Exits 77 when there is no GPU or
-# it is not an sm_90 one, 1 when the build or a correctness check fails.
+# blanks; e.g. -D BM=.. -D BN=.. -D BK=..), BENCH_SOURCE (the benchmark,
+# default bench/gemm_sm90.co; bench/run_fp8_sm90.sh sets it) and BENCH_LIBS
+# (its libraries, default -lcublas). Exits 77 when there is no GPU or it is
+# not an sm_90 one, 1 when the build or a correctness check fails.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,9 +37,12 @@ if [[ ! -x "$croqc" ]]; then
   exit 1
 fi
 
+source="${BENCH_SOURCE:-bench/gemm_sm90.co}"
+libs="${BENCH_LIBS:--lcublas}"
+exe="$out_dir/$(basename "$source" .co)"
 mkdir -p "$out_dir"
-echo "+ $croqc bench/gemm_sm90.co -o $out_dir/gemm_sm90 -lcublas --arch=sm_90a ${extra_flags[*]:-}"
-"$croqc" bench/gemm_sm90.co -o "$out_dir/gemm_sm90" -lcublas --arch=sm_90a ${extra_flags[@]+"${extra_flags[@]}"}
+echo "+ $croqc $source -o $exe $libs --arch=sm_90a ${extra_flags[*]:-}"
+"$croqc" "$source" -o "$exe" $libs --arch=sm_90a ${extra_flags[@]+"${extra_flags[@]}"}
 
-echo "+ $out_dir/gemm_sm90 $*"
-exec "$out_dir/gemm_sm90" "$@"
+echo "+ $exe $*"
+exec "$exe" "$@"
