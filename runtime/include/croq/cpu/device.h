@@ -30,6 +30,7 @@
 
 #include "croq/cpu/launch.h"
 #include "croq/device/mma_layout.h"
+#include "croq/device/tile_copy_core.h"
 #include "croq/scalar.h"
 #include "croq/types.h"
 
@@ -40,76 +41,23 @@ inline unsigned linear_thread_index() {
   return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
 }
 
-template <typename T>
-bool aligned16(const T* p) {
-  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
-}
-
-inline int clamp_count(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
-
-template <typename T, int R, int C, int NT, bool ZFILL>
-void copy_elements(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
-                   int rank) {
-  for (int idx = rank; idx < R * C; idx += NT) {
-    const int r = idx / C;
-    const int c = idx % C;
-    if (r >= dv0 || c >= dv1) continue;
-    if (r < sv0 && c < sv1)
-      dst[r * ds0 + c * ds1] = src[r * ss0 + c * ss1];
-    else if (ZFILL)
-      dst[r * ds0 + c * ds1] = utils::from_f32<T>(0.0f);
-  }
-}
-
-// The tile copies of croq/device/tile_copy.h. `always_zero_fill`: the
-// 16-byte path of cp_async_tile zero-fills invalid elements whatever ZFILL
-// says, because cp.async does.
-template <typename T, int R, int C, int NT, bool ZFILL, bool AlwaysZeroFill>
-void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
-               int rank) {
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vectorizable = V > 1 && C % V == 0 && ds1 == 1 && ss1 == 1 &&
-                            (R == 1 || (ds0 % V == 0 && ss0 % V == 0)) && aligned16(dst) && aligned16(src);
-  if (!vectorizable) {
-    copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
-    return;
-  }
-  constexpr int VPR = C / V;  // vectors per row
-  for (int idx = rank; idx < R * VPR; idx += NT) {
-    const int r = idx / VPR;
-    const int c = (idx % VPR) * V;
-    const int dn = r < dv0 ? clamp_count(dv1 - c, V) : 0;
-    if (dn == 0) continue;
-    const int sn = r < sv0 ? clamp_count(sv1 - c, V) : 0;
-    T* d = dst + r * ds0 + c;
-    const T* s = src + r * ss0 + c;
-    if (dn == V && sn == V) {
-      std::memcpy(d, s, 16);
-      continue;
-    }
-    for (int e = 0; e < dn; ++e) {
-      if (e < sn)
-        d[e] = s[e];
-      else if (ZFILL || AlwaysZeroFill)
-        d[e] = utils::from_f32<T>(0.0f);
-    }
-  }
-}
-
 }  // namespace cpu::detail
 
 // ---- tile copies --------------------------------------------------------------
 
+// The element logic of croq/device/tile_copy.h (croq/device/tile_copy_core.h).
+// cp_async_tile zero-fills the invalid elements of a vector whatever ZFILL
+// says, as cp.async does.
 template <typename T, int R, int C, int NT, bool ZFILL>
 void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
                int rank) {
-  cpu::detail::copy_tile<T, R, C, NT, ZFILL, false>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
+  croq::detail::copy_tile_rows<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
 }
 
 template <typename T, int R, int C, int NT, bool ZFILL>
 void cp_async_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0, int sv1,
                    int rank) {
-  cpu::detail::copy_tile<T, R, C, NT, ZFILL, true>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
+  croq::detail::copy_tile_rows<T, R, C, NT, ZFILL, true>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
 }
 
 // The copies above are complete when they return.

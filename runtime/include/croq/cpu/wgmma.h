@@ -380,37 +380,7 @@ void mma_rs(accumulator_t<N, AccT>& acc, const std::uint32_t (&a)[4], const smem
 
 // ---- copies into a swizzled tile ---------------------------------------------
 //
-// An R x C tile from `src` (element (r, c) at src[r * ss0 + c * ss1], the
-// first sv0 x sv1 valid, the rest zero) into the swizzled tile `dst` of
-// `rows` rows at logical origin (r0, c0); NT threads cooperate, `rank` is
-// this thread's. Like croq/device/wgmma_tile.h, 16-byte vectors go to the
-// threads in turn when rows and source allow it, single elements otherwise.
-
-template <typename T, int R, int C, int NT, int W>
-void copy_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0, int sv1, int rank) {
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && cpu::detail::aligned16(src);
-  if (vec) {
-    constexpr int VPR = C / V;
-    for (int idx = rank; idx < R * VPR; idx += NT) {
-      const int r = idx / VPR, c = (idx % VPR) * V;
-      T* d = dst + swz_index<W, T>(r0 + r, c0 + c, rows);
-      const int sn = r < sv0 ? cpu::detail::clamp_count(sv1 - c, V) : 0;
-      const T* s = src + r * ss0 + c;
-      if (sn == V) {
-        std::memcpy(d, s, 16);
-      } else {
-        for (int e = 0; e < V; ++e) d[e] = e < sn ? s[e] : utils::from_f32<T>(0.0f);
-      }
-    }
-    return;
-  }
-  for (int idx = rank; idx < R * C; idx += NT) {
-    const int r = idx / C, c = idx % C;
-    dst[swz_index<W, T>(r0 + r, c0 + c, rows)] =
-        (r < sv0 && c < sv1) ? src[r * ss0 + c * ss1] : utils::from_f32<T>(0.0f);
-  }
-}
+// copy_tile_swz is croq/device/tile_copy_core.h's, as on the device.
 
 // cp.async into the swizzled layout zero-fills what lies outside the source,
 // as the synchronous copy does; it is complete when it returns.

@@ -24,107 +24,17 @@
 
 #include "croq/device/arch.h"
 #include "croq/device/cp_async.h"
+#include "croq/device/tile_copy_core.h"
 #include "croq/types.h"
 
 namespace croq {
-namespace detail {
 
-template <typename T>
-CROQ_DEVICE bool aligned16(const T* p) {
-  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
-}
-
-template <typename T>
-CROQ_DEVICE T zero_value() {
-  return utils::from_f32<T>(0.0f);
-}
-
-// max(0, min(v, hi)), the number of elements of a vector at a tile's edge.
-// Written in PTX on the device: ptxas of CUDA 13.0 turns the C++ form into
-// VIMNMX.RELU and tests the result's `== hi` with that instruction's
-// predicate output, which also held for v = 0, so a thread past the edge of
-// a tensor took the whole-vector path and read 16 bytes past its end (caught
-// by compute-sanitizer memcheck in examples/events/producer_consumer.co).
-CROQ_DEVICE int clamp_count(int v, int hi) {
-#if defined(__CUDA_ARCH__)
-  int r;
-  asm("max.s32 %0, %1, 0;\n" : "=r"(r) : "r"(v));
-  asm("min.s32 %0, %0, %1;\n" : "+r"(r) : "r"(hi));
-  return r;
-#else
-  return v < 0 ? 0 : (v > hi ? hi : v);
-#endif
-}
-
-// Can an R x C tile move as 16-byte vectors: whole vectors per row,
-// contiguous rows whose starts stay 16-byte aligned on both sides?
-template <typename T, int R, int C>
-CROQ_DEVICE bool rows_vectorizable(const T* dst, int ds0, int ds1, const T* src, int ss0, int ss1) {
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
-  return V > 1 && C % V == 0 && ds1 == 1 && ss1 == 1 && (R == 1 || (ds0 % V == 0 && ss0 % V == 0)) &&
-         aligned16(dst) && aligned16(src);
-}
-
-// The scalar path: every element of the tile, NT threads round robin.
-template <typename T, int R, int C, int NT, bool ZFILL>
-CROQ_DEVICE void copy_elements(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0,
-                               int sv1, int rank) {
-  for (int idx = rank; idx < R * C; idx += NT) {
-    const int r = idx / C;
-    const int c = idx % C;
-    if (r >= dv0 || c >= dv1) continue;
-    if (r < sv0 && c < sv1)
-      dst[r * ds0 + c * ds1] = src[r * ss0 + c * ss1];
-    else if (ZFILL)
-      dst[r * ds0 + c * ds1] = zero_value<T>();
-  }
-}
-
-}  // namespace detail
-
+// The element logic (which thread moves what, edges, zero fill) is
+// croq/device/tile_copy_core.h, shared with the CPU target.
 template <typename T, int R, int C, int NT, bool ZFILL>
 CROQ_DEVICE void copy_tile(T* dst, int ds0, int ds1, int dv0, int dv1, const T* src, int ss0, int ss1, int sv0,
                            int sv1, int rank) {
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vectorizable = detail::rows_vectorizable<T, R, C>(dst, ds0, ds1, src, ss0, ss1);
-  if (!vectorizable) {
-    detail::copy_elements<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
-    return;
-  }
-  // Vectors per row; the vector path runs only when C % V == 0, but it is
-  // instantiated for every C (narrower rows must not divide by zero).
-  constexpr int VPR = C / V > 0 ? C / V : 1;
-  if (sv0 >= R && sv1 >= C && dv0 >= R && dv1 >= C) {
-    // The whole tile is valid: 16-byte vectors, unrolled, no per-vector checks.
-#pragma unroll
-    for (int it = 0; it < (R * VPR + NT - 1) / NT; ++it) {
-      const int idx = rank + it * NT;
-      if ((R * VPR) % NT != 0 && idx >= R * VPR) break;
-      const int r = idx / VPR;
-      const int c = (idx % VPR) * V;
-      *reinterpret_cast<uint4*>(dst + r * ds0 + c) = *reinterpret_cast<const uint4*>(src + r * ss0 + c);
-    }
-    return;
-  }
-  for (int idx = rank; idx < R * VPR; idx += NT) {
-    const int r = idx / VPR;
-    const int c = (idx % VPR) * V;
-    const int dn = r < dv0 ? detail::clamp_count(dv1 - c, V) : 0;
-    if (dn == 0) continue;
-    const int sn = r < sv0 ? detail::clamp_count(sv1 - c, V) : 0;
-    T* d = dst + r * ds0 + c;
-    const T* s = src + r * ss0 + c;
-    if (dn == V && sn == V) {
-      *reinterpret_cast<uint4*>(d) = *reinterpret_cast<const uint4*>(s);
-      continue;
-    }
-    for (int e = 0; e < dn; ++e) {
-      if (e < sn)
-        d[e] = s[e];
-      else if (ZFILL)
-        d[e] = detail::zero_value<T>();
-    }
-  }
+  detail::copy_tile_rows<T, R, C, NT, ZFILL>(dst, ds0, ds1, dv0, dv1, src, ss0, ss1, sv0, sv1, rank);
 }
 
 template <typename T, int R, int C, int NT, bool ZFILL>

@@ -27,6 +27,7 @@
 #include "croq/device/tma.h"
 #include "croq/device/swizzle.h"
 #include "croq/device/tile_copy.h"
+#include "croq/device/tile_copy_core.h"
 #include "croq/device/wgmma.h"
 #include "croq/device/wgmma_layout.h"
 #include "croq/scalar.h"
@@ -63,36 +64,8 @@ CROQ_DEVICE std::uint64_t desc_at_mn(const T* base, int rows, int r0, int c0) {
 
 // ---- copies into a swizzled tile -------------------------------------------
 //
-// An R x C tile from `src` (element (r, c) at src[r * ss0 + c * ss1], the
-// first sv0 x sv1 valid, the rest zero) into the swizzled tile `dst` of
-// `rows` rows at logical origin (r0, c0). NT threads cooperate.
-
-template <typename T, int R, int C, int NT, int W>
-CROQ_DEVICE void copy_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0, int sv1,
-                               int rank) {
-  constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
-  if (vec) {
-    constexpr int VPR = C / V;
-    for (int idx = rank; idx < R * VPR; idx += NT) {
-      const int r = idx / VPR, c = (idx % VPR) * V;
-      T* d = dst + swz_index<W, T>(r0 + r, c0 + c, rows);
-      const int sn = r < sv0 ? croq::detail::clamp_count(sv1 - c, V) : 0;
-      const T* s = src + r * ss0 + c;
-      if (sn == V) {
-        *reinterpret_cast<uint4*>(d) = *reinterpret_cast<const uint4*>(s);
-      } else {
-        for (int e = 0; e < V; ++e) d[e] = e < sn ? s[e] : croq::detail::zero_value<T>();
-      }
-    }
-    return;
-  }
-  for (int idx = rank; idx < R * C; idx += NT) {
-    const int r = idx / C, c = idx % C;
-    dst[swz_index<W, T>(r0 + r, c0 + c, rows)] =
-        (r < sv0 && c < sv1) ? src[r * ss0 + c * ss1] : croq::detail::zero_value<T>();
-  }
-}
+// copy_tile_swz is in croq/device/tile_copy_core.h (shared with the CPU
+// target); cp_async_tile_swz issues the same vectors as cp.async copies.
 
 template <typename T, int R, int C, int NT, int W>
 CROQ_DEVICE void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0,
