@@ -4,8 +4,10 @@
 #include "kir/KIR.h"
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringSwitch.h>
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <numeric>
 
@@ -333,19 +335,19 @@ const Expr* Module::cdiv(const Expr* a, const Expr* b) {
   if (a->isConst() && b->isConst() && b->intValue > 0 && a->intValue >= 0)
     return intc((a->intValue + b->intValue - 1) / b->intValue);
   if (b->isConst(1)) return a;
-  return call("croq::cdiv", {a, b}, ScalarType::integer());
+  return intrinsic("cdiv", {a, b}, ScalarType::integer());
 }
 
 const Expr* Module::min(const Expr* a, const Expr* b) {
   if (a->isConst() && b->isConst()) return intc(std::min(a->intValue, b->intValue));
   if (a == b) return a;
-  return call("croq::imin", {a, b}, ScalarType::integer());
+  return intrinsic("min", {a, b}, ScalarType::integer());
 }
 
 const Expr* Module::max(const Expr* a, const Expr* b) {
   if (a->isConst() && b->isConst()) return intc(std::max(a->intValue, b->intValue));
   if (a == b) return a;
-  return call("croq::imax", {a, b}, ScalarType::integer());
+  return intrinsic("max", {a, b}, ScalarType::integer());
 }
 
 const Expr* Module::lt(const Expr* a, const Expr* b) {
@@ -382,6 +384,24 @@ const Expr* Module::call(llvm::StringRef callee, std::vector<const Expr*> args, 
   e.operands = std::move(args);
   e.type = t;
   return make(std::move(e));
+}
+
+const Expr* Module::intrinsic(llvm::StringRef name, std::vector<const Expr*> args, ScalarType t) {
+  assert(!cxxIntrinsic(name).empty() && "not an intrinsic of kir/Intrinsics.def");
+  Expr e;
+  e.kind = ExprKind::Call;
+  e.name = name.str();
+  e.intrinsic = true;
+  e.operands = std::move(args);
+  e.type = t;
+  return make(std::move(e));
+}
+
+llvm::StringRef cxxIntrinsic(llvm::StringRef name) {
+#define KIR_INTRINSIC(Kir, Cxx) .Case(Kir, Cxx)
+  return llvm::StringSwitch<llvm::StringRef>(name)
+#include "kir/Intrinsics.def"
+      .Default("");
 }
 
 const Expr* Module::load(const Buffer* b, const Expr* index) {

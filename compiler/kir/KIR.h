@@ -131,7 +131,8 @@ enum class ExprKind : std::uint8_t {
   Unary,       // name = operator spelling; operands[0]
   Binary,      // name = operator spelling; operands[0], operands[1]
   Select,      // operands: cond, then, else
-  Call,        // name = callee; operands = arguments
+  Call,        // name = callee (`intrinsic`: a name of kir/Intrinsics.def; otherwise a user function's
+               // C++ name); operands = arguments
   Load,        // buffer[operands[0]]
   Convert,     // operands[0] converted to `type`
   FragElem,    // element operands[2] of atom (operands[0], operands[1]) of the f32 accumulator
@@ -156,6 +157,9 @@ struct Expr {
   const Buffer* buffer = nullptr;
   const Fragment* frag = nullptr;
   Builtin builtin = Builtin::ThreadIdx;
+
+  /// A Call of a function of kir/Intrinsics.def, by its KIR name.
+  bool intrinsic = false;
 
   bool isConst() const { return kind == ExprKind::IntConst; }
   bool isConst(std::int64_t v) const { return kind == ExprKind::IntConst && intValue == v; }
@@ -549,6 +553,8 @@ class Module {
   const Expr* logicalAnd(const Expr* a, const Expr* b);
   const Expr* select(const Expr* c, const Expr* a, const Expr* b, ScalarType t);
   const Expr* call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t);
+  /// A call of the intrinsic `name` (kir/Intrinsics.def).
+  const Expr* intrinsic(llvm::StringRef name, std::vector<const Expr*> args, ScalarType t);
   const Expr* load(const Buffer* b, const Expr* index);
   /// Element `elem` of atom (atomRow, atomCol) of accumulator `f` (FragElem).
   const Expr* fragElem(const Fragment* f, const Expr* atomRow, const Expr* atomCol, const Expr* elem);
@@ -590,9 +596,15 @@ enum class ExprSyntax : std::uint8_t {
   /// (`(a_ok && (N % 64 == 0)) ? 1 : 0`).
   CxxCondition,
   /// `--emit=kir` of host wrappers: as CxxCondition, with the extent of a host
-  /// view as `extent(view, d)`.
+  /// view as `extent(view, d)`, intrinsics by their KIR names.
   Kir,
+  /// `--emit=kir` of kernel code: C++ precedence, intrinsics by their KIR
+  /// names (`cdiv(K, 64)`), launch coordinates as `threadIdx.x`.
+  KirKernel,
 };
+/// The C++ function that the intrinsic `name` calls (kir/Intrinsics.def), or
+/// an empty string for a name that is none.
+llvm::StringRef cxxIntrinsic(llvm::StringRef name);
 /// An expression as text in `syntax`.
 std::string printExpr(const Expr* e, ExprSyntax syntax = ExprSyntax::Cxx);
 

@@ -91,7 +91,7 @@ class ExprPrinter {
         operand(e->operands[2], 2, false);
         return;
       case ExprKind::Call:
-        out_ += e->name;
+        out_ += e->intrinsic && !kirNames() ? cxxIntrinsic(e->name).str() : e->name;
         out_ += '(';
         for (size_t i = 0; i < e->operands.size(); ++i) {
           if (i) out_ += ", ";
@@ -113,18 +113,20 @@ class ExprPrinter {
       case ExprKind::FragElem: fragElem(e); return;
       case ExprKind::Builtin: {
         static const char* const kNames[] = {"threadIdx", "blockIdx", "gridDim"};
-        out_ += std::string("static_cast<int>(") + kNames[static_cast<int>(e->builtin)] + "." + "xyz"[e->intValue] + ")";
+        std::string coordinate = std::string(kNames[static_cast<int>(e->builtin)]) + "." + "xyz"[e->intValue];
+        out_ += kirNames() ? coordinate : "static_cast<int>(" + coordinate + ")";
         return;
       }
       case ExprKind::ViewExtent:
-        if (syntax_ == ExprSyntax::Kir) out_ += "extent(" + e->name + ", " + std::to_string(e->intValue) + ")";
+        if (kirNames()) out_ += "extent(" + e->name + ", " + std::to_string(e->intValue) + ")";
         else out_ += "static_cast<int>(" + e->name + ".shape()[" + std::to_string(e->intValue) + "])";
         return;
     }
   }
 
  private:
-  bool explicitConditions() const { return syntax_ != ExprSyntax::Cxx; }
+  bool explicitConditions() const { return syntax_ == ExprSyntax::CxxCondition || syntax_ == ExprSyntax::Kir; }
+  bool kirNames() const { return syntax_ == ExprSyntax::Kir || syntax_ == ExprSyntax::KirKernel; }
 
   void operand(const Expr* e, int parentPrec, bool rightSide) {
     int p = precedence(e);
@@ -175,6 +177,12 @@ namespace {
 class KirPrinter {
  public:
   KirPrinter(const llvm::SourceMgr& sm, llvm::raw_ostream& os) : sm_(sm), os_(os) {}
+
+  /// Expressions as KIR spells them: kernel code in KirKernel syntax unless
+  /// a wrapper's statement asks for Kir.
+  static std::string printExpr(const Expr* e, ExprSyntax syntax = ExprSyntax::KirKernel) {
+    return kir::printExpr(e, syntax);
+  }
 
   void module(const Module& m) {
     for (const TopItem& item : m.items) {

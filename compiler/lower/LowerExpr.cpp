@@ -124,42 +124,44 @@ bool isComparison(llvm::StringRef op) {
   return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=" || op == "&&" || op == "||";
 }
 
-/// Math builtins (spec 15.2) and the device function each calls for f32.
+/// Math builtins (spec 15.2): the f32 intrinsic (kir/Intrinsics.def) each
+/// calls, or an empty string.
 llvm::StringRef mathBuiltin(llvm::StringRef name) {
-  // Spec 15.2 spells them `__exp`, `__max`, ...; the plain names work too.
+  // Spec 15.2 spells them `__exp`, `__max`, ...; the plain names work too,
+  // and so do the C names of the f32 functions.
   name.consume_front("__");
   return llvm::StringSwitch<llvm::StringRef>(name)
-      .Cases("exp", "expf", "expf")
-      .Cases("exp2", "exp2f", "exp2f")
-      .Case("expm1", "expm1f")
-      .Case("log", "logf")
-      .Case("log1p", "log1pf")
-      .Case("log2", "log2f")
-      .Case("pow", "powf")
-      .Case("sin", "sinf")
-      .Case("cos", "cosf")
-      .Case("tan", "tanf")
-      .Case("asin", "asinf")
-      .Case("acos", "acosf")
-      .Case("atan", "atanf")
-      .Case("atan2", "atan2f")
-      .Case("sinh", "sinhf")
-      .Case("cosh", "coshf")
-      .Case("tanh", "tanhf")
-      .Case("sqrt", "sqrtf")
-      .Case("rsqrt", "croq::rsqrt")
-      .Case("frcp_rn", "croq::rcp")
-      .Cases("abs", "fabs", "fabsf")
+      .Cases("exp", "expf", "exp")
+      .Cases("exp2", "exp2f", "exp2")
+      .Case("expm1", "expm1")
+      .Case("log", "log")
+      .Case("log1p", "log1p")
+      .Case("log2", "log2")
+      .Case("pow", "pow")
+      .Case("sin", "sin")
+      .Case("cos", "cos")
+      .Case("tan", "tan")
+      .Case("asin", "asin")
+      .Case("acos", "acos")
+      .Case("atan", "atan")
+      .Case("atan2", "atan2")
+      .Case("sinh", "sinh")
+      .Case("cosh", "cosh")
+      .Case("tanh", "tanh")
+      .Case("sqrt", "sqrt")
+      .Case("rsqrt", "rsqrt")
+      .Case("frcp_rn", "frcp_rn")
+      .Cases("abs", "fabs", "abs")
       .Case("fmaf", "fmaf")
-      .Case("sign", "croq::sign")
-      .Case("floor", "floorf")
-      .Case("ceil", "ceilf")
-      .Case("round", "roundf")
-      .Case("fmax", "fmaxf")
-      .Case("fmin", "fminf")
-      .Case("gelu", "croq::gelu")
-      .Case("sigmoid", "croq::sigmoid")
-      .Case("softplus", "croq::softplus")
+      .Case("sign", "sign")
+      .Case("floor", "floor")
+      .Case("ceil", "ceil")
+      .Case("round", "round")
+      .Case("fmax", "fmax")
+      .Case("fmin", "fmin")
+      .Case("gelu", "gelu")
+      .Case("sigmoid", "sigmoid")
+      .Case("softplus", "softplus")
       .Default("");
 }
 
@@ -261,7 +263,7 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
   llvm::StringRef math = mathBuiltin(c->callee);
   if (!math.empty() && !c->viaCallKeyword) {
     for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
-    return m().call(math, args, kir::ScalarType::element(TokenKind::ty_f32));
+    return m().intrinsic(math, args, kir::ScalarType::element(TokenKind::ty_f32));
   }
   if (c->callee == "croq::cuda::setreg_inc" || c->callee == "croq::cuda::setreg_dec") checkRegisterRealloc(c->range());
   llvm::StringRef plain = c->callee;
@@ -270,13 +272,13 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
     if (!args[0]->type.isElem() && !args[1]->type.isElem())
       return plain == "min" ? m().min(args[0], args[1]) : m().max(args[0], args[1]);
     for (const Expr*& a : args) a = m().convert(a, kir::ScalarType::element(TokenKind::ty_f32));
-    return m().call(plain == "min" ? "fminf" : "fmaxf", args, kir::ScalarType::element(TokenKind::ty_f32));
+    return m().intrinsic(plain == "min" ? "fmin" : "fmax", args, kir::ScalarType::element(TokenKind::ty_f32));
   }
   if ((plain == "alignup" || plain == "aligndown") && args.size() == 2)
-    return m().call(plain == "alignup" ? "croq::alignup" : "croq::aligndown", args, kir::ScalarType::integer());
+    return m().intrinsic(plain, args, kir::ScalarType::integer());
   if (plain == "isfinite" && args.size() == 1) {
     args[0] = m().convert(args[0], kir::ScalarType::element(TokenKind::ty_f32));
-    return m().call("croq::is_finite", args, kir::ScalarType::boolean());
+    return m().intrinsic("is_finite", args, kir::ScalarType::boolean());
   }
   if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
   std::string callee = c->callee.str();

@@ -138,7 +138,7 @@ void Lowerer::reduceAccumulatorRows(const FragOpStmt* s, const kir::Buffer* dst,
   kir::ScalarType f32 = kir::ScalarType::element(TokenKind::ty_f32);
   const Expr* thread = m().mod(m().var("tid_"), m().intc(l.threads));
   auto combine = [&](const Expr* a, const Expr* b) {
-    return isMax ? m().call("fmaxf", {a, b}, f32) : m().binary("+", a, b, f32);
+    return isMax ? m().intrinsic("fmax", {a, b}, f32) : m().binary("+", a, b, f32);
   };
   // Elements 2h and 2h + 1 of every group of four (warpgroup: of every 8
   // columns; warp: of every atom) lie on the thread's row h of the atom.
@@ -149,7 +149,7 @@ void Lowerer::reduceAccumulatorRows(const FragOpStmt* s, const kir::Buffer* dst,
       let->var = acc;
       let->type = f32;
       let->isMutable = true;
-      let->value = isMax ? m().unary("-", m().call("croq::infinity", {}, f32), f32) : m().floatc("0.0f", TokenKind::ty_f32);
+      let->value = isMax ? m().unary("-", m().intrinsic("infinity", {}, f32), f32) : m().floatc("0.0f", TokenKind::ty_f32);
       std::int64_t groups = f.warpgroup ? l.perAtom / 4 : f.cols;
       unrolledLoop("q", groups, s->loc(), [&](const Expr* q) {
         unrolledLoop("x", 2, s->loc(), [&](const Expr* x) {
@@ -167,7 +167,7 @@ void Lowerer::reduceAccumulatorRows(const FragOpStmt* s, const kir::Buffer* dst,
         upd->var = acc;
         upd->op = "=";
         upd->value = combine(m().var(acc, f32),
-                             m().call("__shfl_xor_sync", {m().var("0xffffffffu"), m().var(acc, f32), m().intc(lanes)}, f32));
+                             m().intrinsic("shfl_xor", {m().var("0xffffffffu"), m().var(acc, f32), m().intc(lanes)}, f32));
       }
       Stmt* st = emit(StmtKind::Store, s->loc());
       st->buffer = dst;
