@@ -124,45 +124,19 @@ bool isComparison(llvm::StringRef op) {
   return op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=" || op == "&&" || op == "||";
 }
 
-/// Math builtins (spec 15.2): the f32 intrinsic (kir/Intrinsics.def) each
-/// calls, or an empty string.
+/// Math builtins (spec 15.2): the f32 intrinsic (KIR_MATH_INTRINSIC of
+/// kir/Intrinsics.def) each calls, or an empty string.
 llvm::StringRef mathBuiltin(llvm::StringRef name) {
   // Spec 15.2 spells them `__exp`, `__max`, ...; the plain names work too,
-  // and so do the C names of the f32 functions.
+  // and so do the C names `expf`, `exp2f` and `fabs`.
   name.consume_front("__");
-  return llvm::StringSwitch<llvm::StringRef>(name)
-      .Cases("exp", "expf", "exp")
-      .Cases("exp2", "exp2f", "exp2")
-      .Case("expm1", "expm1")
-      .Case("log", "log")
-      .Case("log1p", "log1p")
-      .Case("log2", "log2")
-      .Case("pow", "pow")
-      .Case("sin", "sin")
-      .Case("cos", "cos")
-      .Case("tan", "tan")
-      .Case("asin", "asin")
-      .Case("acos", "acos")
-      .Case("atan", "atan")
-      .Case("atan2", "atan2")
-      .Case("sinh", "sinh")
-      .Case("cosh", "cosh")
-      .Case("tanh", "tanh")
-      .Case("sqrt", "sqrt")
-      .Case("rsqrt", "rsqrt")
-      .Case("frcp_rn", "frcp_rn")
-      .Cases("abs", "fabs", "abs")
-      .Case("fmaf", "fmaf")
-      .Case("sign", "sign")
-      .Case("floor", "floor")
-      .Case("ceil", "ceil")
-      .Case("round", "round")
-      .Case("fmax", "fmax")
-      .Case("fmin", "fmin")
-      .Case("gelu", "gelu")
-      .Case("sigmoid", "sigmoid")
-      .Case("softplus", "softplus")
-      .Default("");
+  name = llvm::StringSwitch<llvm::StringRef>(name).Case("expf", "exp").Case("exp2f", "exp2").Case("fabs", "abs").Default(name);
+#define KIR_INTRINSIC(Kir, Cxx)
+#define KIR_MATH_INTRINSIC(Kir, Cxx) .Case(Kir, true)
+  const bool math = llvm::StringSwitch<bool>(name)
+#include "kir/Intrinsics.def"
+                        .Default(false);
+  return math ? name : llvm::StringRef();
 }
 
 }  // namespace
