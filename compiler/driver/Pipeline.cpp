@@ -136,6 +136,13 @@ bool runKirPass(Compilation& c) {
   return verifyKir(c);
 }
 
+/// The same for a pass that may also warn.
+template <void (*Pass)(kir::Module&, DiagnosticEngine&)>
+bool runKirPassWithDiags(Compilation& c) {
+  Pass(*c.kir, c.diags);
+  return verifyKir(c);
+}
+
 void printKir(const Compilation& c, llvm::raw_ostream& os) {
   if (c.kir) kir::print(*c.kir, c.diags.sourceMgr(), os);
 }
@@ -177,8 +184,12 @@ const Pass kPipeline[] = {
      runKirPass<lower::zeroAccumulatorsByScaleD>, printKir},
     {"wgmma-operand-fences", "fence the registers of asynchronous WGMMA accumulators before other code touches them",
      runKirPass<lower::fenceAsyncAccumulators>, printKir},
+    {"wgmma-register-operands", "retire the WGMMAs that read a register operand before it is reloaded or out of scope",
+     runKirPassWithDiags<lower::retireWgmmaRegisterOperands>, printKir},
     {"scale-loads", "load block-scaling row factors before the WGMMAs whose results they scale",
      runKirPass<lower::loadScaleFactorsEarly>, printKir},
+    {"wgmma-arrive", "drop the wgmma.fence between WGMMAs that only operand fences separate",
+     runKirPass<lower::dropRedundantWgmmaArrives>, printKir},
     {"barriers", "drop the CTA barriers another barrier makes redundant (loop ends, kernel ends)",
      runKirPass<lower::elideBarriers>, printKir},
     {"shared-layout", "give shared buffers their offsets, sharing bytes across barriers; size shared memory",

@@ -76,10 +76,21 @@ void zeroAccumulatorsByScaleD(kir::Module& module);
 /// as that pass left them (LowerAccumulatorFences.cpp).
 void fenceAsyncAccumulators(kir::Module& module);
 
+/// `wgmma-register-operands`: retires the asynchronous WGMMAs that read a
+/// fragment's registers (sparse metadata, register A) before the fragment
+/// is reloaded or its scope ends, with a `wgmma.wait` and an operand fence
+/// of it, and warns where it does (LowerWgmmaRegisters.cpp).
+void retireWgmmaRegisterOperands(kir::Module& module, DiagnosticEngine& diags);
+
 /// `scale-loads`: moves the loads of block-scaling row factors
 /// (`acc.scale.load`) above the WGMMAs, commits and waits before them, so
 /// that their latency overlaps the MMAs (LowerScaleLoads.cpp).
 void loadScaleFactorsEarly(kir::Module& module);
+
+/// `wgmma-arrive`: drops a `wgmma.arrive` (wgmma.fence) that only WGMMAs of
+/// the same shapes and compiler-only operand fences separate from the one
+/// before it in the same statement list (LowerWgmmaArrive.cpp).
+void dropRedundantWgmmaArrives(kir::Module& module);
 
 /// `barriers`: drops the CTA barrier at the end of a loop body when the next
 /// iteration and the code after the loop both reach another CTA barrier
