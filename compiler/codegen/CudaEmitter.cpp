@@ -61,7 +61,7 @@ void Emitter::kernel(const Kernel& k) {
   for (size_t i = 0; i < k.params.size(); ++i) {
     if (i) params += ", ";
     const KernelParam& p = k.params[i];
-    params += cxxParamType(p) + (p.kind == KernelParam::Kind::Buffer ? " __restrict__ " : " ") + p.name;
+    params += cxxType(paramType(p)) + (p.kind == KernelParam::Kind::Buffer ? " __restrict__ " : " ") + p.name;
   }
   std::string cluster = k.clusterSize > 1 ? llvm::formatv("__cluster_dims__({0}, 1, 1) ", k.clusterSize).str() : "";
   std::string bounds;
@@ -210,10 +210,10 @@ void Emitter::cooperativeLaunch(const Kernel& k, const std::string& grid, const 
 void Emitter::function(const Function& f) {
   for (const auto& k : f.kernels) kernel(*k);
   std::string params;
-  for (const std::string& p : f.params) params += p + ", ";
+  for (const WrapperParam& p : f.params) params += wrapperParamDecl(p) + ", ";
   params += "[[maybe_unused]] cudaStream_t " + f.stream + " = nullptr";
   if (unsigned l = lineOf(f.loc)) line(llvm::formatv("// host wrapper of `{0}` ({1}:{2})", f.name, options_.sourceName, l).str());
-  line(f.returnType + " " + f.name + "(" + params + ") {");
+  line(cxxType(f.returnType) + " " + f.name + "(" + params + ") {");
   ++indent_;
   for (const HostStmt& h : f.wrapper) {
     switch (h.kind) {

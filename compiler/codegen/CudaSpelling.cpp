@@ -8,6 +8,27 @@ namespace croqc::codegen {
 
 using namespace kir;
 
+std::string cxxType(const Type& t) {
+  std::string elem = cxxTypeName(t.scalar);
+  switch (t.kind) {
+    case Type::Kind::Scalar: return elem;
+    case Type::Kind::Pointer: return elem + "*";
+    case Type::Kind::TensorMap: return "const __grid_constant__ CUtensorMap";
+    case Type::Kind::View: return llvm::formatv("const croq::spanned_view<{0}, {1}>&", elem, t.rank).str();
+    case Type::Kind::Data: return llvm::formatv("croq::spanned_data<{0}, {1}>", elem, t.rank).str();
+    case Type::Kind::Stream: return "cudaStream_t";
+  }
+  return elem;
+}
+
+std::string wrapperParamDecl(const WrapperParam& p) { return cxxType(p.type) + " " + p.name; }
+
+std::string eventAddress(const Stmt& s) {
+  // A single event: index 0 (an arrival) or -1 (a wait: parity bit 0).
+  if (s.index->isConst(0) || s.index->isConst(-1)) return s.buffer->name;
+  return s.buffer->name + " + (" + printExpr(s.index) + ")";
+}
+
 std::string tilePointer(const Tile& t) {
   std::string off = printExpr(t.offset);
   return off == "0" ? t.buffer->name : t.buffer->name + " + " + off;

@@ -10,12 +10,24 @@
 namespace croqc::kir {
 struct Buffer;
 struct Fragment;
+struct Stmt;
 struct Tile;
+struct Type;
+struct WrapperParam;
 enum class FenceKind : std::uint8_t;
 }  // namespace croqc::kir
 
 namespace croqc::codegen {
 
+/// The C++ type of a kernel parameter, buffer pointer or wrapper signature:
+/// `croq::f16*`, `int`, `const __grid_constant__ CUtensorMap`,
+/// `const croq::spanned_view<croq::f16, 2>&`, `croq::spanned_data<float, 1>`,
+/// `cudaStream_t`.
+std::string cxxType(const kir::Type& t);
+/// A wrapper parameter's declaration: `const croq::spanned_view<croq::f16, 2>& lhs`.
+std::string wrapperParamDecl(const kir::WrapperParam& p);
+/// The mbarrier an event arrival or wait is on: `bar` or `bar + (i)`.
+std::string eventAddress(const kir::Stmt& s);
 /// A pointer to the tile's first element: `buf` or `buf + offset`.
 std::string tilePointer(const kir::Tile& t);
 /// How many elements of dimension `d` of the tile lie inside its buffer (the

@@ -9,6 +9,7 @@
 #include "codegen/CudaEmitterImpl.h"
 #include "codegen/CudaSpelling.h"
 #include "kir/KIR.h"
+#include "target/ElementTypes.h"
 
 namespace croqc::codegen {
 
@@ -106,7 +107,8 @@ void Emitter::tmaLoad(const Stmt* s) {
   std::string first = printExpr(s->index);
   line(llvm::formatv("croq::wgmma::{9}<{0}, {1}, {2}, {3}{12}>({4}, {11}, &{5}, {6}, {7}, {8}, {10});",
                      cxxElementType(d.buffer->elem), d.extents[0], printExpr(s->k), s->count,
-                     first == "0" ? d.buffer->name : d.buffer->name + " + " + first, s->text, s->var,
+                     first == "0" ? d.buffer->name : d.buffer->name + " + " + first, s->text,
+                     s->mbarrierIndex ? s->var + " + (" + printExpr(s->mbarrierIndex) + ")" : s->var,
                      printExpr(s->src.row0), printExpr(s->src.col0),
                      s->async ? "tma_issue_tile" : "tma_load_tile", s->rank ? printExpr(s->rank) : "tid_",
                      printExpr(s->value), s->cluster > 1 ? ", " + std::to_string(s->cluster) : std::string())
@@ -371,8 +373,12 @@ void Emitter::scalar(const Stmt* s) {
       }
       return;
     case StmtKind::Print: {
+      // printf's arguments: `%f` reads a double, `%lld` a long long.
       std::string call = "printf(" + s->text;
-      for (const Expr* a : s->args) call += ", " + printExpr(a);
+      for (const Expr* a : s->args) {
+        bool floating = a->type.isElem() && target::isFloatType(a->type.elem);
+        call += (floating ? ", static_cast<double>(" : ", static_cast<long long>(") + printExpr(a) + ")";
+      }
       line(call + ");");
       return;
     }
@@ -398,21 +404,24 @@ void Emitter::synchronisation(const Stmt* s) {
         line(s->scope == Scope::Warp ? "__syncwarp();" : "__syncthreads();");
       return;
     case StmtKind::EventArrive: {
-      std::string call = s->count > 0   ? llvm::formatv("croq::event::arrive_tx({0}, {1}u, {2});", s->text, s->count,
+      std::string bar = eventAddress(*s);
+      std::string call = s->count > 0   ? llvm::formatv("croq::event::arrive_tx({0}, {1}u, {2});", bar, s->count,
                                                         s->cond ? printExpr(s->cond) : "true")
                                               .str()
-                         : s->cluster > 1 ? llvm::formatv("croq::event::arrive_cluster<{0}>({1});", s->cluster, s->text).str()
-                                          : "croq::event::arrive(" + s->text + ");";
+                         : s->cluster > 1
+                             ? llvm::formatv("croq::event::arrive_cluster<{0}>({1});", s->cluster, bar).str()
+                                          : "croq::event::arrive(" + bar + ");";
       line(s->rank ? "if (" + printExpr(s->rank) + " == 0) " + call : call);
       return;
     }
     case StmtKind::EventWait:
       if (s->value)
-        line(llvm::formatv("croq::event::wait_parity({0}, static_cast<std::uint32_t>({1}), \"{2}\", {3});", s->text,
-                           printExpr(s->value), s->op, printExpr(s->index))
+        line(llvm::formatv("croq::event::wait_parity({0}, static_cast<std::uint32_t>({1}), \"{2}\", {3});",
+                           eventAddress(*s), printExpr(s->value), s->op, printExpr(s->index))
                  .str());
       else
-        line(llvm::formatv("croq::event::wait({0}, {1}, {2}, \"{3}\");", s->text, s->var, printExpr(s->index), s->op)
+        line(llvm::formatv("croq::event::wait({0}, {1}, {2}, \"{3}\");", eventAddress(*s), s->var, printExpr(s->index),
+                           s->op)
                  .str());
       return;
     case StmtKind::AsyncCommit: line("croq::cp_async_commit();"); return;

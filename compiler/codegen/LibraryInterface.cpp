@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "codegen/CudaSpelling.h"
 #include "kir/KIR.h"
 #include "lex/Token.h"
 #include "sema/SemaTypes.h"
@@ -185,10 +186,10 @@ std::string entryDeclaration(const Entry& e) {
 
 std::string wrapperDeclaration(const kir::Function& f) {
   std::string params;
-  for (const std::string& p : f.params) params += p + ", ";
+  for (const kir::WrapperParam& p : f.params) params += wrapperParamDecl(p) + ", ";
   // The wrapper's own stream, its last parameter (kir::Function::stream).
   params += "cudaStream_t " + f.stream + " = nullptr";
-  return f.returnType + " " + f.name + "(" + params + ")";
+  return cxxType(f.returnType) + " " + f.name + "(" + params + ")";
 }
 
 }  // namespace

@@ -52,13 +52,36 @@ KernelParam KernelParam::tensorMap(std::string name) {
   return p;
 }
 
-std::string cxxParamType(const KernelParam& p) {
+Type paramType(const KernelParam& p) {
   switch (p.kind) {
-    case KernelParam::Kind::Buffer: return cxxElementType(p.buffer->elem) + "*";
-    case KernelParam::Kind::Scalar: return cxxTypeName(p.type);
-    case KernelParam::Kind::TensorMap: return "const __grid_constant__ CUtensorMap";
+    case KernelParam::Kind::Buffer: return Type::pointer(p.buffer->elem, p.buffer->space);
+    case KernelParam::Kind::Scalar: return Type::of(p.type);
+    case KernelParam::Kind::TensorMap: return Type::tensorMap();
   }
-  return cxxTypeName(p.type);
+  return Type::of(p.type);
+}
+
+std::string typeName(ScalarType t) {
+  switch (t.kind) {
+    case ScalarType::Kind::Void: return "void";
+    case ScalarType::Kind::Bool: return "bool";
+    case ScalarType::Kind::Int: return "int";
+    case ScalarType::Kind::Elem: return tokenKindSpelling(t.elem).str();
+  }
+  return "int";
+}
+
+std::string typeName(const Type& t) {
+  std::string elem = typeName(t.scalar);
+  switch (t.kind) {
+    case Type::Kind::Scalar: return elem;
+    case Type::Kind::Pointer: return elem + "* " + spaceName(t.space).str();
+    case Type::Kind::TensorMap: return "tensor-map";
+    case Type::Kind::View: return "view<" + elem + ", " + std::to_string(t.rank) + ">";
+    case Type::Kind::Data: return "data<" + elem + ", " + std::to_string(t.rank) + ">";
+    case Type::Kind::Stream: return "stream";
+  }
+  return elem;
 }
 
 std::string cxxTypeName(ScalarType t) {
@@ -179,7 +202,8 @@ void forEachBufferLoaded(const Expr* e, llvm::function_ref<void(const Buffer*)> 
 void forEachBufferUse(const Stmt& s, llvm::function_ref<void(const Buffer*)> fn) {
   if (s.kind == StmtKind::MbarrierInit || s.kind == StmtKind::EventInit || s.kind == StmtKind::BufferPointer) return;
   if (s.buffer) fn(s.buffer);
-  for (const Expr* e : {s.lo, s.hi, s.cond, s.value, s.index, s.rank, s.i, s.j, s.k}) forEachBufferLoaded(e, fn);
+  for (const Expr* e : {s.lo, s.hi, s.cond, s.value, s.index, s.rank, s.i, s.j, s.k, s.mbarrierIndex})
+    forEachBufferLoaded(e, fn);
   for (const std::vector<const Expr*>* list : {&s.fragIndex, &s.args})
     for (const Expr* e : *list) forEachBufferLoaded(e, fn);
   for (const Tile* t : {&s.dst, &s.src}) {

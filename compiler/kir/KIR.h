@@ -51,18 +51,54 @@ struct ScalarType {
   bool isElem() const { return kind == Kind::Elem; }
 };
 
-/// `croq::f16`, `int`, `bool`, ...
+/// How `--emit=kir` spells a scalar type: `void`, `bool`, `int` (the
+/// integers of shapes and indices), or the element type (`f16`, `s32`, `f32`).
+std::string typeName(ScalarType t);
+/// How the CUDA and CPU code spell it: `void`, `bool`, `int`, `croq::f16`,
+/// `float`, ...
 std::string cxxTypeName(ScalarType t);
 std::string cxxElementType(TokenKind elem);
 /// The type arithmetic on `elem` values is done in: f32 for 16-bit and 8-bit
 /// floats, the type itself otherwise.
 TokenKind computeType(TokenKind elem);
 
-// ---------------------------------------------------------------------------
-// Buffers
-
 enum class Space : std::uint8_t { Global, Shared, Local };
 llvm::StringRef spaceName(Space s);
+
+/// The type of something that is not a scalar expression: a kernel
+/// parameter, a buffer pointer, a host wrapper's parameter or result.
+struct Type {
+  enum class Kind : std::uint8_t {
+    Scalar,     // a value of `scalar`
+    Pointer,    // a pointer to `scalar` elements in `space`
+    TensorMap,  // a TMA tensor map
+    View,       // a host view of `rank` dimensions of `scalar` elements (a wrapper's data parameter)
+    Data,       // host data of `rank` dimensions of `scalar` elements (a wrapper's result)
+    Stream,     // a stream work is enqueued on
+  };
+  Kind kind = Kind::Scalar;
+  ScalarType scalar;
+  Space space = Space::Global;
+  unsigned rank = 0;
+
+  static Type of(ScalarType t) { return {Kind::Scalar, t, Space::Global, 0}; }
+  static Type pointer(TokenKind elem, Space space) { return {Kind::Pointer, ScalarType::element(elem), space, 0}; }
+  static Type tensorMap() { return {Kind::TensorMap, ScalarType{}, Space::Global, 0}; }
+  static Type view(TokenKind elem, unsigned rank) {
+    return {Kind::View, ScalarType::element(elem), Space::Global, rank};
+  }
+  static Type data(TokenKind elem, unsigned rank) {
+    return {Kind::Data, ScalarType::element(elem), Space::Global, rank};
+  }
+  static Type stream() { return {Kind::Stream, ScalarType{}, Space::Global, 0}; }
+};
+
+/// How `--emit=kir` spells a type: `f16* global`, `tensor-map`,
+/// `view<f16, 2>`, `data<s32, 1>`, `stream`, or the scalar's name.
+std::string typeName(const Type& t);
+
+// ---------------------------------------------------------------------------
+// Buffers
 
 struct Expr;
 struct Fragment;
@@ -125,7 +161,7 @@ struct Buffer {
 
 enum class ExprKind : std::uint8_t {
   IntConst,    // intValue
-  FloatConst,  // spelling, type.elem
+  FloatConst,  // spelling (a literal such as `0.5f`, or `inf` / `-inf`), type.elem
   BoolConst,   // intValue
   Var,         // name
   Unary,       // name = operator spelling; operands[0]
@@ -354,6 +390,9 @@ struct Stmt {
 
   /// Fence: what it orders.
   FenceKind fence = FenceKind::Device;
+  /// TmaLoad completing on an element of an event array: its index in the
+  /// array of mbarriers `var` (null: `var` is one mbarrier).
+  const Expr* mbarrierIndex = nullptr;
 
   std::string text;
   /// Print: the values the format consumes, in order.
@@ -383,9 +422,9 @@ struct KernelParam {
   static KernelParam tensorMap(std::string name);
 };
 
-/// The C++ type a kernel receives a parameter as: `croq::f16*`, `int`,
-/// `const __grid_constant__ CUtensorMap`.
-std::string cxxParamType(const KernelParam& p);
+/// The type a kernel receives a parameter as: a pointer to the buffer's
+/// elements, a scalar, a tensor map.
+Type paramType(const KernelParam& p);
 
 struct Kernel {
   std::string name;
@@ -490,12 +529,20 @@ struct HostStmt {
   bool staged = false;
 };
 
+/// A parameter of a host wrapper.
+struct WrapperParam {
+  std::string name;
+  /// A view (a data parameter), a scalar or a stream.
+  Type type;
+};
+
 struct Function {
   std::string name;
   llvm::SMLoc loc;
-  /// The wrapper's C++ signature pieces.
-  std::string returnType;  // `void` or `croq::spanned_data<croq::s32, 2>`
-  std::vector<std::string> params;
+  /// The wrapper's signature: a scalar (void included) or data it returns,
+  /// and its parameters.
+  Type returnType = Type::of({ScalarType::Kind::Void, TokenKind::eof});
+  std::vector<WrapperParam> params;
   /// The wrapper's own stream, its last parameter (defaulting to the legacy
   /// default stream): `parallel`s without `<s>`, device allocations and the
   /// copies of host data are enqueued on it. An entry point that has a
@@ -596,10 +643,11 @@ enum class ExprSyntax : std::uint8_t {
   /// (`(a_ok && (N % 64 == 0)) ? 1 : 0`).
   CxxCondition,
   /// `--emit=kir` of host wrappers: as CxxCondition, with the extent of a host
-  /// view as `extent(view, d)`, intrinsics by their KIR names.
+  /// view as `extent(view, d)`, intrinsics by their KIR names, conversions as
+  /// `cvt<s32>(x)` and infinities as `inf`.
   Kir,
-  /// `--emit=kir` of kernel code: C++ precedence, intrinsics by their KIR
-  /// names (`cdiv(K, 64)`), launch coordinates as `threadIdx.x`.
+  /// `--emit=kir` of kernel code: C++ precedence, KIR names and conversions
+  /// as in Kir (`cdiv(K, 64)`), launch coordinates as `threadIdx.x`.
   KirKernel,
 };
 /// The C++ function that the intrinsic `name` calls (kir/Intrinsics.def), or

@@ -65,7 +65,7 @@ class ExprPrinter {
     switch (e->kind) {
       case ExprKind::IntConst: out_ += std::to_string(e->intValue); return;
       case ExprKind::BoolConst: out_ += e->intValue ? "true" : "false"; return;
-      case ExprKind::FloatConst:
+      case ExprKind::FloatConst: floatConst(e); return;
       case ExprKind::Var: out_ += e->name; return;
       case ExprKind::Unary:
         out_ += e->name;
@@ -106,7 +106,7 @@ class ExprPrinter {
         out_ += ']';
         return;
       case ExprKind::Convert:
-        out_ += "croq::cvt<" + cxxTypeName(e->type) + ">(";
+        out_ += kirNames() ? "cvt<" + typeName(e->type) + ">(" : "croq::cvt<" + cxxTypeName(e->type) + ">(";
         print(e->operands[0]);
         out_ += ')';
         return;
@@ -138,6 +138,13 @@ class ExprPrinter {
     out_ += '(';
     print(e);
     out_ += ')';
+  }
+
+  /// A literal as written; the infinities as the runtime's `croq::infinity()`.
+  void floatConst(const Expr* e) {
+    if (!kirNames() && e->name == "inf") out_ += "croq::infinity()";
+    else if (!kirNames() && e->name == "-inf") out_ += "(-croq::infinity())";
+    else out_ += e->name;
   }
 
   void fragElem(const Expr* e) {
@@ -204,7 +211,7 @@ class KirPrinter {
   void indent() { os_.indent(depth_ * 2); }
 
   void function(const Function& f) {
-    os_ << "function " << f.name << " " << where(f.loc) << " -> " << f.returnType << "\n";
+    os_ << "function " << f.name << " " << where(f.loc) << " -> " << typeName(f.returnType) << "\n";
     for (const auto& k : f.kernels) kernel(*k);
     os_ << "  wrapper (stream " << f.stream << ") {\n";
     for (const HostStmt& h : f.wrapper) {
@@ -220,11 +227,12 @@ class KirPrinter {
           break;
         case HostStmt::Kind::Let:
         case HostStmt::Kind::Local:
-          os_ << (h.kind == HostStmt::Kind::Let ? "let " : "host-local ") << h.var << " : " << cxxTypeName(h.type) << " = "
+          os_ << (h.kind == HostStmt::Kind::Let ? "let " : "host-local ") << h.var << " : " << typeName(h.type) << " = "
               << printExpr(h.value, ExprSyntax::Kir);
           break;
         case HostStmt::Kind::DataPointer:
-          os_ << "pointer " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global = " << h.from
+          os_ << "pointer " << h.buffer->name << " : " << typeName(Type::pointer(h.buffer->elem, h.buffer->space))
+              << " = " << h.from
               << ".data()";
           break;
         case HostStmt::Kind::AllocDevice:
@@ -267,10 +275,18 @@ class KirPrinter {
                 : "")
         << (k.launchMinBlocks ? " min_blocks(" + std::to_string(k.launchMinBlocks) + ")" : "")
         << (k.maxRegisters ? " maxnreg(" + std::to_string(k.maxRegisters) + ")" : "") << " {\n";
-    for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << cxxParamType(p) << "\n";
+    for (const KernelParam& p : k.params) os_ << "    param " << p.name << " : " << typeName(paramType(p)) << "\n";
     depth_ = 2;
     for (const Stmt* s : k.body) stmt(s);
     os_ << "  }\n";
+  }
+
+  /// The event an arrival or wait is on: `bar`, or `full[i]` for an element
+  /// of an event array.
+  static std::string event(const Stmt* s) {
+    if (!s->buffer) return "?";
+    if (!s->index || s->index->isConst(0) || s->index->isConst(-1)) return s->buffer->name;
+    return s->buffer->name + "[" + printExpr(s->index) + "]";
   }
 
   /// `frag`, or `frag[a][b]` for an element of an accumulator array.
@@ -406,7 +422,7 @@ class KirPrinter {
   void scalar(const Stmt* s) {
     switch (s->kind) {
       case StmtKind::Let:
-        os_ << (s->isMutable ? "var" : stmtKeyword(s->kind)) << " " << s->var << " : " << cxxTypeName(s->type) << " = "
+        os_ << (s->isMutable ? "var" : stmtKeyword(s->kind)) << " " << s->var << " : " << typeName(s->type) << " = "
             << printExpr(s->value) << "\n";
         return;
       case StmtKind::Assign: os_ << s->var << " " << s->op << " " << printExpr(s->value) << "\n"; return;
@@ -416,12 +432,12 @@ class KirPrinter {
         return;
       case StmtKind::Eval: keyword(s) << " " << printExpr(s->value) << "\n"; return;
       case StmtKind::LocalArray:
-        keyword(s) << " " << cxxElementType(s->buffer->elem) << " " << s->buffer->name << "["
+        keyword(s) << " " << s->buffer->name << " : " << typeName(ScalarType::element(s->buffer->elem)) << "["
             << s->buffer->totalElements() << "]\n";
         return;
       case StmtKind::BufferPointer:
-        keyword(s) << " " << cxxElementType(s->buffer->elem) << "* " << s->buffer->name << " = " << s->src.buffer->name
-            << "\n";
+        keyword(s) << " " << s->buffer->name << " : " << typeName(Type::pointer(s->buffer->elem, s->buffer->space))
+            << " = " << s->src.buffer->name << "\n";
         return;
       case StmtKind::Rotate:
         keyword(s);
@@ -449,14 +465,14 @@ class KirPrinter {
         os_ << "\n";
         return;
       case StmtKind::EventArrive:
-        keyword(s) << " " << s->text;
+        keyword(s) << " " << event(s);
         if (s->count > 0) os_ << " expect " << s->count << " bytes";
         if (s->rank) os_ << " by rank 0 of " << printExpr(s->rank);
         if (s->cluster > 1) os_ << " in all " << s->cluster << " blocks of the cluster";
         os_ << "\n";
         return;
       case StmtKind::EventWait:
-        keyword(s) << " " << s->text << " parity ";
+        keyword(s) << " " << event(s) << " parity ";
         if (s->value) os_ << printExpr(s->value) << "\n";
         else os_ << s->var << "[" << printExpr(s->index) << "]\n";
         return;
@@ -490,7 +506,8 @@ class KirPrinter {
       case StmtKind::TmaLoad:
         os_ << (s->async ? "tma.issue" : stmtKeyword(s->kind)) << " " << s->text << " box " << s->dst.extents[0] << "x" << printExpr(s->k) << " x" << s->count
             << " " << tile(s->dst) << " at [" << printExpr(s->index) << "] step " << printExpr(s->value) << " <- ("
-            << printExpr(s->src.row0) << ", " << printExpr(s->src.col0) << ") on " << s->var << " if "
+            << printExpr(s->src.row0) << ", " << printExpr(s->src.col0) << ") on " << s->var
+            << (s->mbarrierIndex ? "[" + printExpr(s->mbarrierIndex) + "]" : "") << " if "
             << printExpr(s->cond) << (s->cluster > 1 ? " multicast to " + std::to_string(s->cluster) + " blocks" : "")
             << " else";
         nested(s->body);

@@ -16,6 +16,12 @@ namespace {
 
 std::string bufferName(const Buffer* b) { return b->name.empty() ? "<unnamed>" : b->name; }
 
+/// A type a value can have: bool, int, or an element type (not void).
+bool isScalar(ScalarType t) {
+  if (t.kind == ScalarType::Kind::Elem) return target::elementBits(t.elem) > 0;
+  return t.kind != ScalarType::Kind::Void;
+}
+
 class Verifier {
  public:
   explicit Verifier(std::vector<std::string>& problems) : problems_(problems) {}
@@ -143,7 +149,7 @@ class Verifier {
       case StmtKind::Continue:
       case StmtKind::Comment: break;
     }
-    for (const Expr* e : {s->lo, s->hi, s->cond, s->value, s->index, s->i, s->j, s->k}) expr(e);
+    for (const Expr* e : {s->lo, s->hi, s->cond, s->value, s->index, s->i, s->j, s->k, s->mbarrierIndex}) expr(e);
     for (const Expr* e : s->fragIndex) expr(e);
     for (const Expr* e : s->args) expr(e);
     if (s->frag && !s->fragIndex.empty() && s->fragIndex.size() != s->frag->arrayDims.size())
@@ -168,6 +174,8 @@ class Verifier {
       case StmtKind::Let:
         need(!s->var.empty(), "names no variable");
         need(s->value, "has no value");
+        if (!isScalar(s->type))
+          problem("let `{0}` is of type `{1}`, which is not a scalar type", s->var, typeName(s->type));
         break;
       case StmtKind::Assign:
         need(!s->var.empty(), "names no variable");
@@ -277,10 +285,10 @@ class Verifier {
         break;
       case StmtKind::AsyncWait: need(s->value, "has no group count"); break;
       case StmtKind::TmaWait: need(!s->var.empty() && s->cond, "names no mbarrier or has no condition"); break;
-      case StmtKind::EventArrive: need(!s->text.empty(), "names no event"); break;
+      case StmtKind::EventArrive:
       case StmtKind::EventWait:
-        need(!s->text.empty(), "names no event");
-        need(s->value || (!s->var.empty() && s->index), "has no parity");
+        if (need(s->buffer && s->index, "names no event")) event(s);
+        if (s->kind == StmtKind::EventWait) need(s->value || !s->var.empty(), "has no parity");
         break;
       case StmtKind::WgmmaCommit: asyncWgmmaOpen_ = nullptr; break;
       case StmtKind::WgmmaWait: need(s->count >= 0, "waits for a negative number of groups"); break;
@@ -288,6 +296,15 @@ class Verifier {
       case StmtKind::EventInit: mbarrierInit(s); break;
       default: break;
     }
+  }
+
+  /// The mbarrier of an arrival or wait: an event is a u64 in shared memory.
+  void event(const Stmt* s) {
+    const Buffer* b = s->buffer;
+    if (b->elem != TokenKind::ty_u64 || b->space != Space::Shared)
+      problem("{0} is on `{1}`, a {2} buffer of {3} elements; an event is a u64 mbarrier in shared memory",
+              stmtKindName(s->kind), bufferName(b), spaceName(b->space), typeName(ScalarType::element(b->elem)));
+    use(b);
   }
 
   void mbarrierInit(const Stmt* s) {
@@ -411,8 +428,13 @@ class Verifier {
     if (!e) return;
     switch (e->kind) {
       case ExprKind::Unary:
+        if (e->operands.size() != 1) problem("{0} holds a {1}-operand unary expression", stmtKindName(stmt_->kind), e->operands.size());
+        break;
       case ExprKind::Convert:
         if (e->operands.size() != 1) problem("{0} holds a {1}-operand unary expression", stmtKindName(stmt_->kind), e->operands.size());
+        if (!isScalar(e->type))
+          problem("{0} holds a conversion to `{1}`, which is not a scalar type", stmtKindName(stmt_->kind),
+                  typeName(e->type));
         break;
       case ExprKind::Binary:
         if (e->operands.size() != 2) problem("{0} holds a binary `{1}` of {2} operands", stmtKindName(stmt_->kind), e->name, e->operands.size());

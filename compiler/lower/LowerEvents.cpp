@@ -227,11 +227,6 @@ void Lowerer::lowerEventDecl(const EventDeclStmt* d) {
   }
 }
 
-std::string Lowerer::eventAddress(const EventRef& r) {
-  std::string idx = printExpr(r.index);
-  return idx == "0" ? r.buffer->name : r.buffer->name + " + (" + idx + ")";
-}
-
 std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
   EventRef ref;
   const ast::Expr* base = e;
@@ -386,7 +381,6 @@ void Lowerer::lowerTrigger(const TriggerStmt* t) {
     Stmt* a = m().stmt(StmtKind::EventArrive, t->loc());
     a->buffer = ref->buffer;
     a->index = ref->index;
-    a->text = eventAddress(*ref);
     std::vector<bool> on = activeThreads();
     if (bound || legacy) {
       // One elected thread, the region's first, arrives for the copies.
@@ -414,7 +408,6 @@ void Lowerer::lowerEventWait(const ast::Expr* target, llvm::SMLoc loc) {
   Stmt* w = emit(StmtKind::EventWait, loc);
   w->buffer = ref->buffer;
   w->index = info.array ? ref->index : m().intc(-1);
-  w->text = eventAddress(*ref);
   w->op = ref->symbol->name;
   if (ref->parity) {
     w->value = ref->parity;

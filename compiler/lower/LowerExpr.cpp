@@ -289,7 +289,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       const auto* f = llvm::cast<FloatLiteralExpr>(e);
       std::string text;
       double v = f->value.value;  // already negative for `-1.0f` (the parser folds the sign in)
-      if (std::isinf(v)) text = v > 0 ? "croq::infinity()" : "(-croq::infinity())";
+      if (std::isinf(v)) text = v > 0 ? "inf" : "-inf";
       else {
         char buf[64];
         std::snprintf(buf, sizeof buf, "%.9g", v);

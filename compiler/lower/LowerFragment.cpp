@@ -34,7 +34,8 @@ std::int64_t totalElements(const kir::Buffer* b) { return b->totalElements(); }
 
 /// Where one thread's elements of an accumulator lie: atoms of `atomRows` x
 /// `atomCols` elements, `perAtom` of them per thread, at the rows and columns
-/// the runtime's layout functions give for the thread's index `thread`.
+/// the layout intrinsics (kir/Intrinsics.def) give for the thread's index
+/// `thread`.
 struct AccumulatorLayout {
   std::int64_t atomRows, atomCols, perAtom;
   const char* rowFn;
@@ -43,8 +44,8 @@ struct AccumulatorLayout {
 };
 
 AccumulatorLayout layoutOf(const kir::Fragment& f) {
-  if (f.warpgroup) return {64, f.logicalCols, f.logicalCols / 2, "croq::wgmma::acc_row", "croq::wgmma::acc_col", 128};
-  return {16, 8, 4, "croq::mma::c_row", "croq::mma::c_col", 32};
+  if (f.warpgroup) return {64, f.logicalCols, f.logicalCols / 2, "wgmma_acc_row", "wgmma_acc_col", 128};
+  return {16, 8, 4, "mma_c_row", "mma_c_col", 32};
 }
 
 }  // namespace
@@ -114,8 +115,10 @@ void Lowerer::lowerAccumulatorApply(const ApplyStmt* s, const kir::Fragment& f) 
     for (std::int64_t a = 0; a < f.rows; ++a) fenceFragment(f, a, s->loc());
   const Expr* thread = m().mod(m().var("tid_"), m().intc(l.threads));
   forEachAccumulatorElement(f, s->loc(), [&](const Expr* ar, const Expr* ac, const Expr* e) {
-    const Expr* row = m().add(m().mul(ar, m().intc(l.atomRows)), m().call(l.rowFn, {thread, e}, kir::ScalarType::integer()));
-    const Expr* col = m().add(m().mul(ac, m().intc(l.atomCols)), m().call(l.colFn, {thread, e}, kir::ScalarType::integer()));
+    const Expr* row =
+        m().add(m().mul(ar, m().intc(l.atomRows)), m().intrinsic(l.rowFn, {thread, e}, kir::ScalarType::integer()));
+    const Expr* col =
+        m().add(m().mul(ac, m().intc(l.atomCols)), m().intrinsic(l.colFn, {thread, e}, kir::ScalarType::integer()));
     const Expr* coords[2] = {row, col};
     for (int d = 0; d < 2; ++d) {
       Stmt* let = emit(StmtKind::Let, s->loc());
@@ -172,7 +175,7 @@ void Lowerer::reduceAccumulatorRows(const FragOpStmt* s, const kir::Buffer* dst,
       Stmt* st = emit(StmtKind::Store, s->loc());
       st->buffer = dst;
       st->index = m().add(m().mul(ar, m().intc(l.atomRows)),
-                          m().call(l.rowFn, {thread, m().mul(h, m().intc(2))}, kir::ScalarType::integer()));
+                          m().intrinsic(l.rowFn, {thread, m().mul(h, m().intc(2))}, kir::ScalarType::integer()));
       st->op = "=";
       st->value = m().convert(m().var(acc, f32), kir::ScalarType::element(dst->elem));
     });

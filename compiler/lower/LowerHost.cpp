@@ -20,12 +20,6 @@ using namespace ast;
 // ---------------------------------------------------------------------------
 // Functions and host wrappers
 
-namespace {
-std::string spannedView(TokenKind elem, size_t rank) {
-  return llvm::formatv("croq::spanned_view<{0}, {1}>", kir::cxxElementType(elem), rank).str();
-}
-}  // namespace
-
 void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info) {
   m().functions.push_back(std::make_unique<kir::Function>());
   function_ = m().functions.back().get();
@@ -47,12 +41,11 @@ void Lowerer::lowerFunction(const CoFunction& fn, const sema::FunctionInfo& info
   // Return type.
   const sema::Type& rt = info.returnType;
   if (rt.kind == sema::TypeKind::Data)
-    function_->returnType =
-        llvm::formatv("croq::spanned_data<{0}, {1}>", kir::cxxElementType(rt.elem), rt.shape.size()).str();
+    function_->returnType = kir::Type::data(rt.elem, static_cast<unsigned>(rt.shape.size()));
   else if (rt.kind == sema::TypeKind::Void || rt.isError())
-    function_->returnType = "void";
+    function_->returnType = kir::Type::of({kir::ScalarType::Kind::Void, TokenKind::eof});
   else
-    function_->returnType = kir::cxxTypeName(scalarTypeOf(rt));
+    function_->returnType = kir::Type::of(scalarTypeOf(rt));
 
   // Parameters: the wrapper's signature, then the values of every shape
   // symbol, the entry checks and the device copies of host parameters.
@@ -81,7 +74,7 @@ void Lowerer::lowerWrapperParam(const CoFunction& fn, size_t i, const sema::Func
     if (q->paramIndex == static_cast<int>(i)) s = q;
   std::string name = p.name.empty() ? "unnamed_" + std::to_string(i) : p.name.str();
   if (!s) {
-    function_->params.push_back("int " + name);
+    function_->params.push_back({name, kir::Type::of(kir::ScalarType::integer())});
     return;
   }
   names_[s] = name;
@@ -89,18 +82,18 @@ void Lowerer::lowerWrapperParam(const CoFunction& fn, size_t i, const sema::Func
   switch (t.kind) {
     case sema::TypeKind::Data: lowerDataParam(p, s, name, dimSource); break;
     case sema::TypeKind::Int:
-      function_->params.push_back("int " + name);
+      function_->params.push_back({name, kir::Type::of(kir::ScalarType::integer())});
       bindValue(s, m().var(name));
       break;
     case sema::TypeKind::Element:
-      function_->params.push_back(kir::cxxElementType(t.elem) + " " + name);
+      function_->params.push_back({name, kir::Type::of(kir::ScalarType::element(t.elem))});
       bindValue(s, m().var(name, kir::ScalarType::element(t.elem)));
       break;
     case sema::TypeKind::Bool:
-      function_->params.push_back("bool " + name);
+      function_->params.push_back({name, kir::Type::of(kir::ScalarType::boolean())});
       bindValue(s, m().var(name, kir::ScalarType::boolean()));
       break;
-    case sema::TypeKind::Stream: function_->params.push_back("cudaStream_t " + name); break;
+    case sema::TypeKind::Stream: function_->params.push_back({name, kir::Type::stream()}); break;
     default: unreachable("a parameter of a type croqc does not pass to kernels");
   }
 }
@@ -108,7 +101,7 @@ void Lowerer::lowerWrapperParam(const CoFunction& fn, size_t i, const sema::Func
 void Lowerer::lowerDataParam(const Param& p, const sema::Symbol* s, const std::string& name,
                              llvm::DenseMap<const sym::SymExpr*, std::string>& dimSource) {
   const sema::Type& t = s->type;
-  function_->params.push_back("const " + spannedView(t.elem, t.shape.size()) + "& " + name);
+  function_->params.push_back({name, kir::Type::view(t.elem, static_cast<unsigned>(t.shape.size()))});
   for (size_t d = 0; d < t.shape.size(); ++d) {
     const sym::SymExpr* dim = t.shape[d];
     const Expr* read = m().viewExtent(name, static_cast<std::int64_t>(d));
@@ -381,7 +374,9 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
   // integers in decimal, floating-point elements with %f, ituples as
   // `{a, b}`; `println` ends the line. Host code prints with the host's
   // printf, kernels with the device's (once per instance of the level the
-  // statement is at, like an assignment).
+  // statement is at, like an assignment). A `%f` value is an f32, which
+  // the emitters pass as a double, a `%lld` value an integer, passed as a
+  // long long.
   if (p->compileTime) {
     unsupported(DiagKind::err_unsupported_compile_time_print, p->range());
     return;
@@ -392,11 +387,10 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
     bool floating = v->type.isElem() && target::isFloatType(v->type.elem);
     if (floating) {
       format += "%f";
-      args.push_back(m().call("static_cast<double>", {m().convert(v, kir::ScalarType::element(TokenKind::ty_f32))},
-                              kir::ScalarType::element(TokenKind::ty_f64)));
+      args.push_back(m().convert(v, kir::ScalarType::element(TokenKind::ty_f32)));
     } else {
       format += "%lld";
-      args.push_back(m().call("static_cast<long long>", {v}, kir::ScalarType::integer()));
+      args.push_back(v);
     }
   };
   for (const ast::Expr* a : p->args) {

@@ -416,8 +416,6 @@ class Lowerer {
   std::optional<EventRef> lowerEventRef(const ast::Expr* e);
   /// `e.at(order++)`: `order += 1` after the statement that used it.
   void advanceOrder(const EventRef& r, llvm::SMLoc loc);
-  /// `mbar + index` for an event element.
-  std::string eventAddress(const EventRef& r);
   /// Finds the `trigger e after f` that binds each async TMA future.
   void findEventBoundCopies(const ast::Stmt* body);
   /// The value of a thread-mapping expression for thread `tid` of the

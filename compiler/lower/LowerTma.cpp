@@ -310,7 +310,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   if (eventExpr) {
     event = lowerEventRef(eventExpr);
     if (!event) return;
-    bar = eventAddress(*event);
+    bar = event->buffer->name;
     std::int64_t bytes = box->rows * box->boxCols * box->boxes * elemBytes;
     if (d->asyncEvent) pendingEventBytes_[event->symbol] += bytes;
     else boundBytes_[future] = bytes;
@@ -344,6 +344,7 @@ void Lowerer::lowerTma(const DmaStmt* d) {
   load->src.col0 = c0;
   load->text = map;
   load->var = bar;
+  if (event && !event->index->isConst(0)) load->mbarrierIndex = event->index;
   load->count = box->boxes;
   load->cluster = cluster;
   load->k = m().intc(box->boxCols);

@@ -182,6 +182,9 @@ TEST_CASE("the verifier checks kernels and their statements' operands", "[kir][v
     s->var = "x";
     s->value = nullptr;
     expectOne(fx, "let has no value");
+    s->value = fx.m.intc(1);
+    s->type = ScalarType{ScalarType::Kind::Void, TokenKind::eof};
+    expectOne(fx, "let `x` is of type `void`, which is not a scalar type");
   }
   SECTION("assignment") {
     Stmt* s = fx.add(StmtKind::Assign);
@@ -448,16 +451,22 @@ TEST_CASE("the verifier checks TMA copies, mbarriers and events", "[kir][verify]
     expectOne(fx, "TMA wait names no mbarrier or has no condition");
   }
   SECTION("event arrival") {
-    fx.add(StmtKind::EventArrive);
+    Stmt* s = fx.add(StmtKind::EventArrive);
     expectOne(fx, "event arrival names no event");
+    s->buffer = fx.shared("full", 2);
+    s->index = fx.m.intc(1);
+    expectOne(fx, "event arrival is on `full`, a shared buffer of f32 elements; an event is a u64 mbarrier in shared memory");
   }
   SECTION("event wait") {
     Stmt* s = fx.add(StmtKind::EventWait);
     s->var = "phase";
     s->index = fx.m.intc(0);
     expectOne(fx, "event wait names no event");
-    s->index = nullptr;
-    s->text = "full[0]";
+    Buffer* full = fx.shared("full", 2);
+    full->elem = TokenKind::ty_u64;
+    fx.k->sharedBytes = 16;
+    s->buffer = full;
+    s->var.clear();
     expectOne(fx, "event wait has no parity");
   }
   SECTION("mbarrier initialisation") {
@@ -557,6 +566,13 @@ TEST_CASE("the verifier checks tiles and expressions", "[kir][verify]") {
   SECTION("host view extent") {
     copy->dst.offset = fx.m.viewExtent("a", 0);
     expectOne(fx, "copy reads the extent of host view `a`, which only the wrapper has");
+  }
+  SECTION("conversion") {
+    copy->dst.offset = fx.m.convert(fx.m.var("x", ScalarType::element(TokenKind::ty_f32)), ScalarType::integer());
+    CHECK(fx.problems().empty());
+    copy->dst.offset = fx.m.convert(fx.m.var("x", ScalarType::element(TokenKind::ty_f32)),
+                                    ScalarType{ScalarType::Kind::Void, TokenKind::eof});
+    expectOne(fx, "copy holds a conversion to `void`, which is not a scalar type");
   }
   SECTION("null operand") {
     Expr bad;
