@@ -232,8 +232,7 @@ class KirPrinter {
           break;
         case HostStmt::Kind::DataPointer:
           os_ << "pointer " << h.buffer->name << " : " << typeName(Type::pointer(h.buffer->elem, h.buffer->space))
-              << " = " << h.from
-              << ".data()";
+              << " = data(" << h.from << ")";
           break;
         case HostStmt::Kind::AllocDevice:
           os_ << "alloc " << h.buffer->name << " : " << tokenKindSpelling(h.buffer->elem) << " global";

@@ -8,6 +8,7 @@
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/SourceMgr.h>
 
+#include "basic/Saturating.h"
 #include "sema/SemaImpl.h"
 #include "target/ElementTypes.h"
 #include "target/Target.h"
@@ -118,14 +119,14 @@ void Checker::pushScope(ScopeKind kind, StringRef label) {
 void Checker::popScope() {
   scopes_.pop_back();
   if (!kernel_ || sharedByScope_.empty()) return;
-  std::int64_t peak = sharedByScope_.back().own + sharedByScope_.back().childPeak;
+  std::int64_t peak = saturatingAdd(sharedByScope_.back().own, sharedByScope_.back().childPeak);
   sharedByScope_.pop_back();
   if (sharedByScope_.empty()) kernel_->sharedBytes = peak;
   else sharedByScope_.back().childPeak = std::max(sharedByScope_.back().childPeak, peak);
 }
 
 void Checker::addSharedBytes(std::int64_t bytes) {
-  if (!sharedByScope_.empty()) sharedByScope_.back().own += bytes;
+  if (!sharedByScope_.empty()) sharedByScope_.back().own = saturatingAdd(sharedByScope_.back().own, bytes);
 }
 
 Symbol* Checker::lookup(StringRef name) const {

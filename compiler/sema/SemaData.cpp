@@ -4,6 +4,7 @@
 // waited exactly once before its data is read.
 #include <llvm/ADT/STLExtras.h>
 
+#include "basic/Saturating.h"
 #include "sema/SemaImpl.h"
 #include "target/ElementTypes.h"
 #include "target/Target.h"
@@ -190,8 +191,8 @@ void Checker::checkDma(const DmaStmt* d) {
     }
     if (kernel_ && d->destStorage == Storage::Shared && !src.isError()) {
       std::int64_t count = 1;
-      for (const SymExpr* e : produced) count *= sym::constantValue(e).value_or(0);
-      addSharedBytes(count * target::elementBytes(src.elem));
+      for (const SymExpr* e : produced) count = saturatingMul(count, sym::constantValue(e).value_or(0));
+      addSharedBytes(saturatingMul(count, target::elementBytes(src.elem)));
     }
   } else {
     dst = check(d->dest);

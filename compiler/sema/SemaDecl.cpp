@@ -2,6 +2,7 @@
 // spanned buffers, fragments, events, mdspans and ituples (spec sections 5-8).
 #include <llvm/Support/SourceMgr.h>
 
+#include "basic/Saturating.h"
 #include "sema/SemaImpl.h"
 #include "target/ElementTypes.h"
 #include "target/Target.h"
@@ -133,13 +134,13 @@ void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
       for (const SymExpr* e : *shape) {
         std::optional<std::int64_t> c = sym::constantValue(e);
         if (!c) known = false;
-        else bytes *= *c;
+        else bytes = saturatingMul(bytes, *c);
       }
       for (const SymExpr* e : t.arrayDims) {
         std::optional<std::int64_t> c = sym::constantValue(e);
-        if (c) bytes *= *c;
+        if (c) bytes = saturatingMul(bytes, *c);
       }
-      if (known) addSharedBytes(bytes * target::elementBytes(d->elem));
+      if (known) addSharedBytes(saturatingMul(bytes, target::elementBytes(d->elem)));
     }
   }
 }

@@ -140,12 +140,20 @@ namespace wgmma {
 // `rows` rows at logical origin (r0, c0); NT threads cooperate, `rank` is
 // this thread's. 16-byte vectors go to the threads in turn when rows and
 // source allow it, single elements otherwise.
+// Whether an R x C tile at column c0 of `src` (strides ss0, ss1) moves as
+// 16-byte vectors: whole vectors per row, contiguous rows, every vector
+// aligned. copy_tile_swz and the device's cp_async_tile_swz decide alike.
+template <typename T, int R, int C>
+CROQ_HOST_DEVICE bool swz_tile_vectorizable(int c0, const T* src, int ss0, int ss1) {
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  return C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
+}
+
 template <typename T, int R, int C, int NT, int W>
 CROQ_HOST_DEVICE void copy_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0,
                                     int sv1, int rank) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
-  if (vec) {
+  if (swz_tile_vectorizable<T, R, C>(c0, src, ss0, ss1)) {
     constexpr int VPR = C / V;
     for (int idx = rank; idx < R * VPR; idx += NT) {
       const int r = idx / VPR, c = (idx % VPR) * V;

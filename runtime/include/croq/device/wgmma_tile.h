@@ -71,8 +71,7 @@ template <typename T, int R, int C, int NT, int W>
 CROQ_DEVICE void cp_async_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0,
                                    int sv1, int rank) {
   constexpr int V = 16 / static_cast<int>(sizeof(T));
-  const bool vec = C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
-  if (!vec) {
+  if (!swz_tile_vectorizable<T, R, C>(c0, src, ss0, ss1)) {
     copy_tile_swz<T, R, C, NT, W>(dst, rows, r0, c0, src, ss0, ss1, sv0, sv1, rank);
     return;
   }
