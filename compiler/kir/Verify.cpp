@@ -352,6 +352,10 @@ class Verifier {
     if (s->fragA) fragment(s->fragA, "A operand ", {FragRole::A});
     else tile(s->src, "A operand");
     if (s->fragB) fragment(s->fragB, "metadata ", {FragRole::E});
+    if (s->fragB && s->fragB->role == FragRole::E && s->frag &&
+        (s->fragB->rows < s->frag->rows || s->fragB->cols < s->count))
+      problem("{0} issues {1} x {2} sparse instructions, but metadata `{3}` covers {4} x {5}", stmtKindName(s->kind),
+              s->frag->rows, s->count, s->fragB->name, s->fragB->rows, s->fragB->cols);
     tile(s->dst, "B operand");
     need(s->count > 0 && s->step > 0, "has no K steps");
     if (s->cond) need(s->cond->type.kind == ScalarType::Kind::Bool, "has a scale-d condition that is not a bool");

@@ -520,7 +520,10 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
         .range(s->range());
     return;
   }
-  if (meta && (meta->rows != c->rows || meta->cols != kdim / *instrK ||
+  // Metadata for more slabs or K steps than the MMA issues: Croqtile reads
+  // the instructions' metadata from the tile's start, and programs written
+  // for it rely on that; too little metadata cannot be read at all.
+  if (meta && (meta->rows < c->rows || meta->cols < kdim / *instrK ||
                target::elementBytes(meta->inType) != target::elementBytes(in))) {
     diags_
         .report(s->extra[0]->loc(), DiagKind::err_sparse_meta_mismatch, exprText(s->extra[0]), meta->rows, meta->cols, c->rows,
@@ -528,6 +531,11 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
         .range(s->extra[0]->range());
     return;
   }
+  if (meta && (meta->rows != c->rows || meta->cols != kdim / *instrK))
+    diags_
+        .report(s->extra[0]->loc(), DiagKind::warn_sparse_meta_leading, exprText(s->extra[0]), meta->rows, meta->cols,
+                c->rows, kdim / *instrK)
+        .range(s->extra[0]->range());
   c->inType = in;
   c->asyncUse = c->asyncUse || asyncWgmma_;
   // The accumulator's, the register A's and the metadata's registers are

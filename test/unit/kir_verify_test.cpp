@@ -364,6 +364,18 @@ TEST_CASE("the verifier checks MMA fragments and their roles", "[kir][verify]") 
       s->fragB = fx.fragment(FragRole::B);
       expectOne(fx, "WGMMA uses metadata fragment `mb`, whose role is B");
     }
+    SECTION("sparse metadata coverage") {
+      Fragment* e = fx.fragment(FragRole::E, /*warpgroup=*/true);
+      e->rows = 1;
+      e->cols = 2;
+      s->fragB = e;
+      Fragment* c = fx.fragment(FragRole::C, /*warpgroup=*/true);
+      c->rows = 1;
+      s->frag = c;
+      expectOne(fx, "WGMMA issues 1 x 4 sparse instructions, but metadata `me` covers 1 x 2");
+      e->cols = 8;
+      CHECK(fx.problems().empty());
+    }
     SECTION("uncommitted") {
       s->async = true;
       expectOne(fx, "an asynchronous WGMMA into `mc` is never committed");
