@@ -395,6 +395,11 @@ TEST_CASE("the verifier checks MMA fragments and their roles", "[kir][verify]") 
     Stmt* s = fx.add(StmtKind::Eval);
     s->value = fx.m.fragElem(fx.fragment(FragRole::A), fx.m.intc(0), fx.m.intc(0), fx.m.intc(0));
     expectOne(fx, "expression statement reads an accumulator element of `ma`, whose role is A");
+    Fixture fy;
+    auto* elem = const_cast<Expr*>(fy.m.fragElem(fy.fragment(FragRole::C), fy.m.intc(0), fy.m.intc(0), fy.m.intc(0)));
+    elem->operands.pop_back();
+    fy.add(StmtKind::Eval)->value = elem;
+    expectOne(fy, "expression statement holds an accumulator element without its fragment and indices");
   }
 }
 
@@ -618,6 +623,9 @@ TEST_CASE("the verifier checks that every buffer a kernel uses is placed", "[kir
     l->slotElements = 0;
     fy.add(StmtKind::LocalArray)->buffer = l;
     expectOne(fy, "local array `empty` has 0 elements");
+    Fixture fz;
+    fz.add(StmtKind::LocalArray);
+    expectOne(fz, "local array declares no buffer");
   }
   SECTION("pointers") {
     Buffer* storage = fx.shared("f_storage", 64);
