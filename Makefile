@@ -37,9 +37,14 @@ LIT := python3 /usr/lib/llvm-14/build/utils/lit/lit.py
 RESULTS := $(BUILD_DIR)/test-results
 TEST_SUITES := unit lit cpu cmake fuzz
 FUZZ_SECONDS ?= 60
-# `make test` fuzzes from this libFuzzer seed, so that what it finds is found
-# again by the same command; `make fuzz` draws a new seed each run.
+# `make test` runs each fuzzer for at most FUZZ_RUNS_<target> inputs from
+# libFuzzer seed FUZZ_SEED, starting from the seed inputs alone: the inputs
+# are then the same on every machine, so what CI finds, the same command
+# finds here (a slower machine stops at FUZZ_SECONDS, earlier in the same
+# sequence). `make fuzz` draws a new seed each run and keeps its corpus.
 FUZZ_SEED ?= 1
+FUZZ_RUNS_fuzz_frontend ?= 20000
+FUZZ_RUNS_fuzz_backend ?= 5000
 
 # g++ (with libgomp) is the host compiler of `croqc --target=cpu`.
 DEBIAN_PACKAGES := cmake ninja-build clang llvm-dev llvm-14-tools libfmt-dev libcli11-dev catch2 \
@@ -117,14 +122,15 @@ test-cmake:
 	test/cmake/run.sh --build-dir=$(BUILD_DIR) --junit=$(RESULTS)/cmake.xml $(CMAKE_TEST_ARGS)
 
 # libFuzzer, each target of FUZZ_TARGETS for FUZZ_SECONDS (60), in the
-# ASan+UBSan build that `make sanitize` uses too (build-sanitize/), from the
-# seed inputs only and libFuzzer seed FUZZ_SEED (1), then a replay of test/fuzz/regressions/:
+# ASan+UBSan build that `make sanitize` uses too (build-sanitize/), for
+# FUZZ_RUNS_<target> inputs from seed FUZZ_SEED (above), then a replay of test/fuzz/regressions/:
 # fuzz_frontend (preprocess to sema), fuzz_backend (through lowering and
 # codegen, with compile checks of the generated code).
 test-fuzz:
 	@status=0; cases=''; \
+	declare -A runs=([fuzz_frontend]=$(FUZZ_RUNS_fuzz_frontend) [fuzz_backend]=$(FUZZ_RUNS_fuzz_backend)); \
 	for target in $(FUZZ_TARGETS); do \
-	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=build-sanitize FUZZ_FRESH=1 FUZZ_ARGS="-seed=$(FUZZ_SEED) $(FUZZ_ARGS)" utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
+	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=build-sanitize FUZZ_FRESH=1 FUZZ_ARGS="-seed=$(FUZZ_SEED) -runs=$${runs[$$target]:--1} $(FUZZ_ARGS)" utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
 	  if [ $$one -eq 0 ]; then failure=''; else failure='<failure message="utils/run-fuzzer failed"/>'; status=1; fi; \
 	  cases="$$cases<testcase classname=\"fuzz\" name=\"$$target $(FUZZ_SECONDS)s\">$$failure</testcase>"; \
 	done; \
