@@ -401,11 +401,13 @@ const Expr* Module::select(const Expr* c, const Expr* a, const Expr* b, ScalarTy
   return make(std::move(e));
 }
 
-const Expr* Module::call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t) {
+const Expr* Module::call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t,
+                         std::vector<TemplateArg> templateArgs) {
   Expr e;
   e.kind = ExprKind::Call;
   e.name = callee.str();
   e.operands = std::move(args);
+  e.templateArgs = std::move(templateArgs);
   e.type = t;
   return make(std::move(e));
 }

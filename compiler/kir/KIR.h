@@ -184,6 +184,13 @@ enum class Builtin : std::uint8_t {
   GridDim,    // the grid's extent
 };
 
+/// A template argument of a call to a user function (`f<f16, 4>(x)`): an
+/// element type, or a value.
+struct TemplateArg {
+  TokenKind elem = TokenKind::eof;  // the type, when `value` is null
+  const Expr* value = nullptr;
+};
+
 struct Expr {
   ExprKind kind = ExprKind::IntConst;
   ScalarType type;
@@ -196,6 +203,8 @@ struct Expr {
 
   /// A Call of a function of kir/Intrinsics.def, by its KIR name.
   bool intrinsic = false;
+  /// A Call's template arguments, printed after its name.
+  std::vector<TemplateArg> templateArgs;
 
   bool isConst() const { return kind == ExprKind::IntConst; }
   bool isConst(std::int64_t v) const { return kind == ExprKind::IntConst && intValue == v; }
@@ -599,7 +608,8 @@ class Module {
   const Expr* eq(const Expr* a, const Expr* b);
   const Expr* logicalAnd(const Expr* a, const Expr* b);
   const Expr* select(const Expr* c, const Expr* a, const Expr* b, ScalarType t);
-  const Expr* call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t);
+  const Expr* call(llvm::StringRef callee, std::vector<const Expr*> args, ScalarType t,
+                   std::vector<TemplateArg> templateArgs = {});
   /// A call of the intrinsic `name` (kir/Intrinsics.def).
   const Expr* intrinsic(llvm::StringRef name, std::vector<const Expr*> args, ScalarType t);
   const Expr* load(const Buffer* b, const Expr* index);

@@ -92,6 +92,16 @@ class ExprPrinter {
         return;
       case ExprKind::Call:
         out_ += e->intrinsic && !kirNames() ? cxxIntrinsic(e->name).str() : e->name;
+        if (!e->templateArgs.empty()) {
+          out_ += '<';
+          for (size_t i = 0; i < e->templateArgs.size(); ++i) {
+            if (i) out_ += ", ";
+            const TemplateArg& a = e->templateArgs[i];
+            if (a.value) print(a.value);
+            else out_ += kirNames() ? tokenKindSpelling(a.elem).str() : cxxElementType(a.elem);
+          }
+          out_ += '>';
+        }
         out_ += '(';
         for (size_t i = 0; i < e->operands.size(); ++i) {
           if (i) out_ += ", ";

@@ -255,24 +255,21 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
     return m().intrinsic("is_finite", args, kir::ScalarType::boolean());
   }
   if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
-  std::string callee = c->callee.str();
-  if (c->hasTemplateArgs) {
-    callee += "<";
-    for (size_t i = 0; i < c->templateArgs.size(); ++i) {
-      if (i) callee += ", ";
-      const sema::Type* at = sema_.typeOf(c->templateArgs[i]);
-      if (const auto* et = llvm::dyn_cast<ElementTypeExpr>(c->templateArgs[i]))
-        callee += kir::cxxElementType(et->type);
-      else if (at && at->kind == sema::TypeKind::TypeName)
-        callee += kir::cxxElementType(at->elem);
-      else
-        callee += printExpr(lowerExpr(c->templateArgs[i]));
-    }
-    callee += ">";
+  std::vector<kir::TemplateArg> templateArgs;
+  for (const ast::Expr* ta : c->templateArgs) {
+    kir::TemplateArg arg;
+    const sema::Type* at = sema_.typeOf(ta);
+    if (const auto* et = llvm::dyn_cast<ElementTypeExpr>(ta)) arg.elem = et->type;
+    else if (at && at->kind == sema::TypeKind::TypeName) arg.elem = at->elem;
+    else arg.value = lowerExpr(ta);
+    templateArgs.push_back(arg);
   }
   if (ty.kind == kir::ScalarType::Kind::Int && t && t->kind == sema::TypeKind::Opaque)
     ty = kir::ScalarType::integer();
-  return m().call(callee, args, ty);
+  // `f<>(x)`: an empty argument list still names the template.
+  std::string callee = c->callee.str();
+  if (c->hasTemplateArgs && templateArgs.empty()) callee += "<>";
+  return m().call(callee, args, ty, std::move(templateArgs));
 }
 
 const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
