@@ -264,7 +264,21 @@ Type Checker::checkUnary(const UnaryExpr* u) {
       }
       return t;
     }
-    case TokenKind::amp: return Type::simple(TypeKind::Opaque);
+    case TokenKind::amp: {
+      // Only a variable or an element has an address: `&x`, `&buf.at(i)`,
+      // `&a[i]`, `&f.data`; a call's result or an arithmetic value does not.
+      const Expr* o = u->operand;
+      if (llvm::isa<NameExpr, MemberExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o) ||
+          (llvm::isa<UnaryExpr>(o) && llvm::cast<UnaryExpr>(o)->op == TokenKind::star))
+        return Type::simple(TypeKind::Opaque);
+      const char* what = llvm::isa<CallExpr>(o)                                      ? "the result of a call"
+                         : llvm::isa<IntLiteralExpr, FloatLiteralExpr, BoolLiteralExpr,
+                                     NullptrLiteralExpr, StringLiteralExpr>(o)       ? "a literal"
+                         : llvm::isa<CastExpr>(o)                                     ? "the result of a conversion"
+                                                                                      : "the result of an operator";
+      report(u->range(), DiagKind::err_address_of_value, exprText(o), what);
+      return Type::error();
+    }
     case TokenKind::plusplus:
     case TokenKind::minusminus: {
       if (const auto* n = llvm::dyn_cast<NameExpr>(u->operand)) {
