@@ -41,7 +41,9 @@ FUZZ_SECONDS ?= 60
 # libFuzzer seed FUZZ_SEED, starting from the seed inputs alone: the inputs
 # are then the same on every machine, so what CI finds, the same command
 # finds here (a slower machine stops at FUZZ_SECONDS, earlier in the same
-# sequence). `make fuzz` draws a new seed each run and keeps its corpus.
+# sequence). Its corpora are build-sanitize/fuzz-corpus-test/, emptied each
+# run; `make fuzz` draws a new seed each run and keeps its corpora in
+# build-sanitize/fuzz-corpus/.
 FUZZ_SEED ?= 1
 FUZZ_RUNS_fuzz_frontend ?= 20000
 FUZZ_RUNS_fuzz_backend ?= 5000
@@ -130,7 +132,7 @@ test-fuzz:
 	@status=0; cases=''; \
 	declare -A runs=([fuzz_frontend]=$(FUZZ_RUNS_fuzz_frontend) [fuzz_backend]=$(FUZZ_RUNS_fuzz_backend)); \
 	for target in $(FUZZ_TARGETS); do \
-	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=build-sanitize FUZZ_FRESH=1 FUZZ_ARGS="-seed=$(FUZZ_SEED) -runs=$${runs[$$target]:--1} $(FUZZ_ARGS)" utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
+	  one=0; FUZZ_TARGETS=$$target BUILD_DIR=build-sanitize FUZZ_CORPUS_DIR=build-sanitize/fuzz-corpus-test FUZZ_FRESH=1 FUZZ_ARGS="-seed=$(FUZZ_SEED) -runs=$${runs[$$target]:--1} $(FUZZ_ARGS)" utils/run-fuzzer $(FUZZ_SECONDS) || one=$$?; \
 	  if [ $$one -eq 0 ]; then failure=''; else failure='<failure message="utils/run-fuzzer failed"/>'; status=1; fi; \
 	  cases="$$cases<testcase classname=\"fuzz\" name=\"$$target $(FUZZ_SECONDS)s\">$$failure</testcase>"; \
 	done; \

@@ -520,21 +520,22 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
         .range(s->range());
     return;
   }
+  const std::int64_t steps = kdim / *instrK;
   // Metadata for more slabs or K steps than the MMA issues: Croqtile reads
   // the instructions' metadata from the tile's start, and programs written
   // for it rely on that; too little metadata cannot be read at all.
-  if (meta && (meta->rows < c->rows || meta->cols < kdim / *instrK ||
+  if (meta && (meta->rows < c->rows || meta->cols < steps ||
                target::elementBytes(meta->inType) != target::elementBytes(in))) {
     diags_
         .report(s->extra[0]->loc(), DiagKind::err_sparse_meta_mismatch, exprText(s->extra[0]), meta->rows, meta->cols, c->rows,
-                kdim / *instrK)
+                steps)
         .range(s->extra[0]->range());
     return;
   }
-  if (meta && (meta->rows != c->rows || meta->cols != kdim / *instrK))
+  if (meta && (meta->rows != c->rows || meta->cols != steps))
     diags_
         .report(s->extra[0]->loc(), DiagKind::warn_sparse_meta_leading, exprText(s->extra[0]), meta->rows, meta->cols,
-                c->rows, kdim / *instrK)
+                c->rows, steps)
         .range(s->extra[0]->range());
   c->inType = in;
   c->asyncUse = c->asyncUse || asyncWgmma_;
@@ -558,7 +559,7 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->dst = *b;
   w->transposed = transA;
   w->transposedB = transB;
-  w->count = kdim / *instrK;
+  w->count = steps;
   w->step = *instrK;
   if (!asyncWgmma_) {
     emit(StmtKind::WgmmaCommit, s->loc());

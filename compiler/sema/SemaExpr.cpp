@@ -268,8 +268,7 @@ Type Checker::checkUnary(const UnaryExpr* u) {
       // Only a variable or an element has an address: `&x`, `&buf.at(i)`,
       // `&a[i]`, `&f.data`; a call's result or an arithmetic value does not.
       const Expr* o = u->operand;
-      if (llvm::isa<NameExpr, MemberExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o) ||
-          (llvm::isa<UnaryExpr>(o) && llvm::cast<UnaryExpr>(o)->op == TokenKind::star))
+      if (llvm::isa<NameExpr, MemberExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o))
         return Type::simple(TypeKind::Opaque);
       const char* what = llvm::isa<CallExpr>(o)                                      ? "the result of a call"
                          : llvm::isa<IntLiteralExpr, FloatLiteralExpr, BoolLiteralExpr,

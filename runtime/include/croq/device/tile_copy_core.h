@@ -135,11 +135,6 @@ CROQ_HOST_DEVICE void copy_tile_rows(T* dst, int ds0, int ds1, int dv0, int dv1,
 
 namespace wgmma {
 
-// An R x C tile from `src` (element (r, c) at src[r * ss0 + c * ss1], the
-// first sv0 x sv1 valid, the rest zero) into the swizzled tile `dst` of
-// `rows` rows at logical origin (r0, c0); NT threads cooperate, `rank` is
-// this thread's. 16-byte vectors go to the threads in turn when rows and
-// source allow it, single elements otherwise.
 // Whether an R x C tile at column c0 of `src` (strides ss0, ss1) moves as
 // 16-byte vectors: whole vectors per row, contiguous rows, every vector
 // aligned. copy_tile_swz and the device's cp_async_tile_swz decide alike.
@@ -149,6 +144,11 @@ CROQ_HOST_DEVICE bool swz_tile_vectorizable(int c0, const T* src, int ss0, int s
   return C % V == 0 && c0 % V == 0 && ss1 == 1 && (R == 1 || ss0 % V == 0) && croq::detail::aligned16(src);
 }
 
+// An R x C tile from `src` (element (r, c) at src[r * ss0 + c * ss1], the
+// first sv0 x sv1 valid, the rest zero) into the swizzled tile `dst` of
+// `rows` rows at logical origin (r0, c0); NT threads cooperate, `rank` is
+// this thread's. 16-byte vectors go to the threads in turn when rows and
+// source allow it, single elements otherwise.
 template <typename T, int R, int C, int NT, int W>
 CROQ_HOST_DEVICE void copy_tile_swz(T* dst, int rows, int r0, int c0, const T* src, int ss0, int ss1, int sv0,
                                     int sv1, int rank) {
