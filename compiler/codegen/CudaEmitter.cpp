@@ -4,6 +4,7 @@
 // are printed by CudaStmt.cpp.
 #include "codegen/CudaEmitter.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
@@ -41,6 +42,7 @@ std::string Emitter::run(const Module& m) {
     }
     function(*item.function);
   }
+  resolveLets(0);
   return out_;
 }
 
@@ -80,10 +82,47 @@ void Emitter::kernel(const Kernel& k) {
                          bufferShapeText(*b))
                .str());
   }
+  const size_t bodyStart = out_.size();
   for (const Stmt* s : k.body) stmt(s);
   --indent_;
   line("}");
   line("");
+  resolveLets(bodyStart);
+}
+
+namespace {
+
+bool isIdentifierChar(char c) { return llvm::isAlpha(c) || llvm::isDigit(c) || c == '_'; }
+
+// How often `name` occurs in `text` as a whole identifier.
+size_t identifierUses(llvm::StringRef text, llvm::StringRef name) {
+  size_t uses = 0;
+  for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + name.size())) {
+    const bool before = at > 0 && isIdentifierChar(text[at - 1]);
+    const bool after = at + name.size() < text.size() && isIdentifierChar(text[at + name.size()]);
+    if (!before && !after) ++uses;
+  }
+  return uses;
+}
+
+}  // namespace
+
+void Emitter::resolveLets(size_t from) {
+  const llvm::StringRef marker(kLetMarker);
+  std::string resolved = out_.substr(0, from);
+  const llvm::StringRef text = llvm::StringRef(out_).drop_front(from);
+  size_t at = 0;
+  for (size_t m = text.find(marker); m != llvm::StringRef::npos; m = text.find(marker, at)) {
+    resolved += text.slice(at, m).str();
+    const size_t end = text.find(kLetMarkerEnd, m);
+    unsigned index = 0;
+    text.slice(m + marker.size(), end).getAsInteger(10, index);
+    // The declaration itself is one use.
+    if (identifierUses(text, pendingLets_[index]) <= 1) resolved += "[[maybe_unused]] ";
+    at = end + 1;
+  }
+  resolved += text.drop_front(at).str();
+  out_ = std::move(resolved);
 }
 
 // ---- host wrappers ----

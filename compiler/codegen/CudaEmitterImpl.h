@@ -32,6 +32,19 @@ class Emitter {
     out_ += text.str();
     lines_ += static_cast<unsigned>(text.count('\n'));
   }
+  // A `let` that its kernel may never read: its declaration is printed with
+  // a marker that resolveLets turns into `[[maybe_unused]] ` when the
+  // kernel's text names the variable nowhere else (a binding whose value the
+  // lowering folded into the expressions that use it), so that nvcc does not
+  // warn about generated code.
+  std::string letMarker(const std::string& var) {
+    pendingLets_.push_back(var);
+    return kLetMarker + std::to_string(pendingLets_.size() - 1) + kLetMarkerEnd;
+  }
+  void resolveLets(size_t from);
+  static constexpr const char* kLetMarker = "\x01let";
+  static constexpr char kLetMarkerEnd = '\x02';
+
   void backToOutput() { line(llvm::formatv("#line {0} \"{1}\"", lines_ + 2, options_.outputName).str()); }
 
   unsigned lineOf(llvm::SMLoc loc) const { return loc.isValid() ? sm_.getLineAndColumn(loc).first : 0; }
@@ -66,6 +79,7 @@ class Emitter {
   const llvm::SourceMgr& sm_;
   const CudaEmitOptions& options_;
   std::string out_;
+  std::vector<std::string> pendingLets_;
   unsigned lines_ = 0;
   unsigned indent_ = 0;
   /// The wrapper's device buffers (`croq::device_buffer`s), by name.
