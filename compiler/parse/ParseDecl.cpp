@@ -215,6 +215,11 @@ Stmt* Parser::parseScalarDecl(Storage storage, SMLoc start) {
   type.kind = TypeRef::Kind::Auto;
   SMLoc typeStart = tok().loc;
   if (startsType(tok()) && tok().isNot(TokenKind::kw_stream)) {
+    // `s2 = e;` reads as a declaration of type s2 that lacks its name.
+    if (peek(1).is(TokenKind::equal)) {
+      error(DiagKind::err_type_name_as_variable, tok().text);
+      return nullptr;
+    }
     Token t = consume();
     if (t.is(TokenKind::kw_int)) {
       type.kind = TypeRef::Kind::Int;
