@@ -6,7 +6,7 @@
 #
 #   bench/run_sp_sm90.sh                 # 4096x8192x8192, 8192^3, 4000x3000x4096
 #   bench/run_sp_sm90.sh 1000 2000 512   # M N K (K a multiple of 128)
-#   CROQC_FLAGS="-D SP_BN=128" bench/run_sp_sm90.sh   # another tile for croq_sp_f16
+#   CROQC_FLAGS="-D SPT_BN=256 -D SPT_STAGES=2" bench/run_sp_sm90.sh   # another tile for croq_sp_f16_tma
 #
 # Environment and exit status as bench/run_sm90.sh.
 set -euo pipefail
