@@ -108,21 +108,15 @@ size_t identifierUses(llvm::StringRef text, llvm::StringRef name) {
 }  // namespace
 
 void Emitter::resolveLets(size_t from) {
-  const llvm::StringRef marker(kLetMarker);
-  std::string resolved = out_.substr(0, from);
   const llvm::StringRef text = llvm::StringRef(out_).drop_front(from);
-  size_t at = 0;
-  for (size_t m = text.find(marker); m != llvm::StringRef::npos; m = text.find(marker, at)) {
-    resolved += text.slice(at, m).str();
-    const size_t end = text.find(kLetMarkerEnd, m);
-    unsigned index = 0;
-    text.slice(m + marker.size(), end).getAsInteger(10, index);
+  std::vector<size_t> unused;
+  while (!pendingLets_.empty() && pendingLets_.back().offset >= from) {
     // The declaration itself is one use.
-    if (identifierUses(text, pendingLets_[index]) <= 1) resolved += "[[maybe_unused]] ";
-    at = end + 1;
+    if (identifierUses(text, pendingLets_.back().var) <= 1) unused.push_back(pendingLets_.back().offset);
+    pendingLets_.pop_back();
   }
-  resolved += text.drop_front(at).str();
-  out_ = std::move(resolved);
+  // Latest first, so that the earlier offsets stay valid.
+  for (size_t offset : unused) out_.insert(offset, "[[maybe_unused]] ");
 }
 
 // ---- host wrappers ----

@@ -32,18 +32,14 @@ class Emitter {
     out_ += text.str();
     lines_ += static_cast<unsigned>(text.count('\n'));
   }
-  // A `let` that its kernel may never read: its declaration is printed with
-  // a marker that resolveLets turns into `[[maybe_unused]] ` when the
-  // kernel's text names the variable nowhere else (a binding whose value the
-  // lowering folded into the expressions that use it), so that nvcc does not
-  // warn about generated code.
-  std::string letMarker(const std::string& var) {
-    pendingLets_.push_back(var);
-    return kLetMarker + std::to_string(pendingLets_.size() - 1) + kLetMarkerEnd;
-  }
+  // A `let` that its kernel may never read: where its declaration starts
+  // (the line about to be printed) is noted, and resolveLets puts
+  // `[[maybe_unused]] ` there when the kernel's text names the variable
+  // nowhere else (a binding whose value the lowering folded into the
+  // expressions that use it), so that nvcc does not warn about generated
+  // code.
+  void noteLet(const std::string& var) { pendingLets_.push_back({out_.size() + indent_ * 2, var}); }
   void resolveLets(size_t from);
-  static constexpr const char* kLetMarker = "\x01let";
-  static constexpr char kLetMarkerEnd = '\x02';
 
   void backToOutput() { line(llvm::formatv("#line {0} \"{1}\"", lines_ + 2, options_.outputName).str()); }
 
@@ -79,7 +75,11 @@ class Emitter {
   const llvm::SourceMgr& sm_;
   const CudaEmitOptions& options_;
   std::string out_;
-  std::vector<std::string> pendingLets_;
+  struct PendingLet {
+    size_t offset;
+    std::string var;
+  };
+  std::vector<PendingLet> pendingLets_;
   unsigned lines_ = 0;
   unsigned indent_ = 0;
   /// The wrapper's device buffers (`croq::device_buffer`s), by name.

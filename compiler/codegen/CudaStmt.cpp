@@ -340,7 +340,8 @@ void Emitter::controlFlow(const Stmt* s) {
 void Emitter::scalar(const Stmt* s) {
   switch (s->kind) {
     case StmtKind::Let:
-      line((s->maybeUnused ? std::string("[[maybe_unused]] ") : letMarker(s->var)) + (s->isMutable ? "" : "const ") +
+      if (!s->maybeUnused) noteLet(s->var);
+      line(std::string(s->maybeUnused ? "[[maybe_unused]] " : "") + (s->isMutable ? "" : "const ") +
            cxxTypeName(s->type) + " " + s->var + " = " + printExpr(s->value) + ";");
       return;
     case StmtKind::Assign: line(s->var + " " + s->op + " " + printExpr(s->value) + ";"); return;
