@@ -5,6 +5,7 @@
 #include "codegen/CudaEmitter.h"
 
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
@@ -42,7 +43,6 @@ std::string Emitter::run(const Module& m) {
     }
     function(*item.function);
   }
-  resolveLets(0);
   return out_;
 }
 
@@ -92,27 +92,31 @@ void Emitter::kernel(const Kernel& k) {
 
 namespace {
 
-bool isIdentifierChar(char c) { return llvm::isAlpha(c) || llvm::isDigit(c) || c == '_'; }
-
-// How often `name` occurs in `text` as a whole identifier.
-size_t identifierUses(llvm::StringRef text, llvm::StringRef name) {
-  size_t uses = 0;
-  for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + name.size())) {
-    const bool before = at > 0 && isIdentifierChar(text[at - 1]);
-    const bool after = at + name.size() < text.size() && isIdentifierChar(text[at + name.size()]);
-    if (!before && !after) ++uses;
+// How often each identifier occurs in `text`.
+llvm::StringMap<unsigned> identifierCounts(llvm::StringRef text) {
+  llvm::StringMap<unsigned> counts;
+  auto isWordChar = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  for (size_t at = 0; at < text.size();) {
+    if (!isWordChar(text[at])) {
+      ++at;
+      continue;
+    }
+    const size_t start = at;
+    while (at < text.size() && isWordChar(text[at])) ++at;
+    ++counts[text.slice(start, at)];
   }
-  return uses;
+  return counts;
 }
 
 }  // namespace
 
 void Emitter::resolveLets(size_t from) {
-  const llvm::StringRef text = llvm::StringRef(out_).drop_front(from);
+  if (pendingLets_.empty() || pendingLets_.back().offset < from) return;
+  const llvm::StringMap<unsigned> uses = identifierCounts(llvm::StringRef(out_).drop_front(from));
   std::vector<size_t> unused;
   while (!pendingLets_.empty() && pendingLets_.back().offset >= from) {
     // The declaration itself is one use.
-    if (identifierUses(text, pendingLets_.back().var) <= 1) unused.push_back(pendingLets_.back().offset);
+    if (uses.lookup(pendingLets_.back().var) <= 1) unused.push_back(pendingLets_.back().offset);
     pendingLets_.pop_back();
   }
   // Latest first, so that the earlier offsets stay valid.
@@ -246,6 +250,7 @@ void Emitter::function(const Function& f) {
   for (const WrapperParam& p : f.params) params += wrapperParamDecl(p) + ", ";
   params += "[[maybe_unused]] cudaStream_t " + f.stream + " = nullptr";
   if (unsigned l = lineOf(f.loc)) line(llvm::formatv("// host wrapper of `{0}` ({1}:{2})", f.name, options_.sourceName, l).str());
+  const size_t wrapperStart = out_.size();
   line(cxxType(f.returnType) + " " + f.name + "(" + params + ") {");
   ++indent_;
   for (const HostStmt& h : f.wrapper) {
@@ -311,6 +316,7 @@ void Emitter::function(const Function& f) {
   }
   --indent_;
   line("}");
+  resolveLets(wrapperStart);
   backToOutput();
 }
 

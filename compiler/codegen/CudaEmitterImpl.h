@@ -32,10 +32,10 @@ class Emitter {
     out_ += text.str();
     lines_ += static_cast<unsigned>(text.count('\n'));
   }
-  // A `let` that its kernel may never read: where its declaration starts
-  // (the line about to be printed) is noted, and resolveLets puts
-  // `[[maybe_unused]] ` there when the kernel's text names the variable
-  // nowhere else (a binding whose value the lowering folded into the
+  // A `let` that its kernel (or host wrapper) may never read: where its
+  // declaration starts (the line about to be printed) is noted, and
+  // resolveLets puts `[[maybe_unused]] ` there when the kernel's text names
+  // the variable nowhere else (a binding whose value the lowering folded into the
   // expressions that use it), so that nvcc does not warn about generated
   // code.
   void noteLet(const std::string& var) { pendingLets_.push_back({out_.size() + indent_ * 2, var}); }

@@ -137,6 +137,12 @@ class RegisterOperands {
  public:
   RegisterOperands(kir::Module& m, DiagnosticEngine& diags) : m_(m), diags_(diags) {}
 
+  // Each kernel has its own budget of statements walked.
+  void runKernel(std::vector<Stmt*>& body) {
+    visits_ = 0;
+    run(body);
+  }
+
   void run(std::vector<Stmt*>& stmts) {
     for (Stmt* s : stmts) {
       run(s->body);
@@ -278,7 +284,7 @@ class RegisterOperands {
 void retireWgmmaRegisterOperands(kir::Module& module, DiagnosticEngine& diags) {
   RegisterOperands pass(module, diags);
   for (const std::unique_ptr<kir::Function>& f : module.functions)
-    for (const std::unique_ptr<kir::Kernel>& k : f->kernels) pass.run(k->body);
+    for (const std::unique_ptr<kir::Kernel>& k : f->kernels) pass.runKernel(k->body);
 }
 
 }  // namespace croqc::lower
