@@ -69,16 +69,16 @@ bool anyUnannotated(const Stmt* s) {
 
 }  // namespace
 
-/// The number of parallel binding levels on the deepest chain strictly below
-/// `s`'s own bindings.
+/// The number of parallel binding levels on the deepest chain that starts at
+/// `s`: a `parallel` counts its own bindings and those below its body (which
+/// may itself be a `parallel`, as in `parallel p by 8 parallel q by 64 ...`).
 unsigned Checker::nestHeight(const Stmt* s) const {
   if (!s) return 0;
+  if (const auto* p = llvm::dyn_cast<ParallelStmt>(s))
+    return static_cast<unsigned>(p->bindings.size()) + nestHeight(p->body);
   unsigned best = 0;
   forEachChild(s, [&](const Stmt* c) {
-    if (!c) return;
-    unsigned h = nestHeight(c);
-    if (const auto* p = llvm::dyn_cast<ParallelStmt>(c)) h += static_cast<unsigned>(p->bindings.size());
-    best = std::max(best, h);
+    if (c) best = std::max(best, nestHeight(c));
   });
   return best;
 }
