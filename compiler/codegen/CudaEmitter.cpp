@@ -153,6 +153,24 @@ std::string Emitter::runtimeSharedBytes(const Kernel& k, llvm::StringRef functio
   return bytes;
 }
 
+/// The stack each thread of a launch needs for its local buffers of run-time
+/// size, computed before the launch and reserved on the device.
+void Emitter::runtimeLocalBytes(const Kernel& k, llvm::StringRef function) {
+  std::string total, buffers;
+  for (const Buffer* b : k.runtimeLocals) {
+    std::string bytes = llvm::formatv("croq::detail::runtime_local_bytes({0}, {1})", target::elementBytes(b->elem),
+                                      printExpr(b->runtimeElements))
+                            .str();
+    total += (total.empty() ? "" : " + ") + bytes;
+    buffers += llvm::formatv("{0}{{\"{1}\", \"{2}\", {3}}", buffers.empty() ? "" : ", ",
+                             b->sourceName.empty() ? b->name : b->sourceName, bufferShapeText(*b), bytes)
+                   .str();
+  }
+  line(llvm::formatv("croq::reserve_thread_stack(\"{0}\", \"{1}\", reinterpret_cast<const void*>({1}), {2}, {{{3}});",
+                     function, k.name, total, buffers)
+           .str());
+}
+
 void Emitter::launch(const HostStmt& h, llvm::StringRef function) {
   const Kernel& k = *h.kernel;
   std::vector<std::string> values;
@@ -179,6 +197,7 @@ void Emitter::launch(const HostStmt& h, llvm::StringRef function) {
                        k.name)
              .str());
   }
+  if (!k.runtimeLocals.empty()) runtimeLocalBytes(k, function);
   std::string threads = std::to_string(k.threads);
   if (k.instances) {
     threads = k.name + "_threads_";

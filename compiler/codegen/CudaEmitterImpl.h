@@ -50,6 +50,7 @@ class Emitter {
   void kernel(const kir::Kernel& k);
   void function(const kir::Function& f);
   std::string runtimeSharedBytes(const kir::Kernel& k, llvm::StringRef function);
+  void runtimeLocalBytes(const kir::Kernel& k, llvm::StringRef function);
   void launch(const kir::HostStmt& h, llvm::StringRef function);
   void cooperativeLaunch(const kir::Kernel& k, const std::string& grid, const std::string& shared,
                          const std::string& stream, const std::vector<std::string>& values);

@@ -350,6 +350,13 @@ void Emitter::scalar(const Stmt* s) {
       return;
     case StmtKind::Eval: line(printExpr(s->value) + ";"); return;
     case StmtKind::LocalArray:
+      if (s->buffer->runtimeElements) {
+        std::string elem = cxxElementType(s->buffer->elem);
+        line(llvm::formatv("{0}* {1} = CROQ_RUNTIME_LOCAL({0}, {2});  // {3}", elem, s->buffer->name,
+                           printExpr(s->buffer->runtimeElements), bufferShapeText(*s->buffer))
+                 .str());
+        return;
+      }
       line(cxxElementType(s->buffer->elem) + " " + s->buffer->name + "[" +
            std::to_string(s->buffer->totalElements()) + "];");
       return;

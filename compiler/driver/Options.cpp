@@ -92,6 +92,9 @@ constexpr CroqtileOnly kIgnored[] = {
     {"--tma-cluster-aware", "TMA copies are cluster-aware exactly in programs that launch clusters"},
     {"--assume-aligned-global", "copies are vectorized where the shapes prove the alignment"},
     {"-use-cuda-type", "device code always uses CUDA's `__half`, `__nv_bfloat16` and FP8 types"},
+    {"--max-local-mem-capacity",
+     "local buffers of run-time size are on each thread's stack, which the wrapper makes large enough"},
+    {"-fmax-local", "local buffers of run-time size are on each thread's stack, which the wrapper makes large enough"},
 };
 
 constexpr const char* kOptLevels[] = {"0", "1", "2", "3"};

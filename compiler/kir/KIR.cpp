@@ -430,6 +430,15 @@ llvm::StringRef cxxIntrinsic(llvm::StringRef name) {
       .Default("");
 }
 
+const Expr* Module::address(const Buffer* b, const Expr* index) {
+  Expr e;
+  e.kind = ExprKind::Address;
+  e.buffer = b;
+  e.operands = {index};
+  e.type = ScalarType::integer();
+  return make(std::move(e));
+}
+
 const Expr* Module::load(const Buffer* b, const Expr* index) {
   Expr e;
   e.kind = ExprKind::Load;

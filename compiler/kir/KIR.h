@@ -170,6 +170,7 @@ enum class ExprKind : std::uint8_t {
   Call,        // name = callee (`intrinsic`: a name of kir/Intrinsics.def; otherwise a user function's
                // C++ name); operands = arguments
   Load,        // buffer[operands[0]]
+  Address,     // &buffer[operands[0]]: a pointer to the element, passed to a user function (`call f(buf)`)
   Convert,     // operands[0] converted to `type`
   FragElem,    // element operands[2] of atom (operands[0], operands[1]) of the f32 accumulator
                // `frag`, as this thread holds it (a warpgroup accumulator's atoms are [i][0])
@@ -456,6 +457,11 @@ struct Kernel {
   /// in bytes, a host expression the wrapper evaluates at the launch (and
   /// checks against the device's per-block limit); null otherwise.
   const Expr* runtimeSharedBytes = nullptr;
+  /// Local buffers of run-time size (`local f32 [K] v;` of a symbolic K, or
+  /// `=> local` of a symbolic shape): each thread allocates them on its stack
+  /// at the top of the kernel (their `LocalArray`s are top-level statements),
+  /// and the wrapper makes the device's per-thread stack large enough first.
+  std::vector<const Buffer*> runtimeLocals;
   /// The wrapper raises the kernel's dynamic shared-memory limit to
   /// `sharedBytes` (and asks for the largest shared carve-out) before the
   /// launch: it uses more than target::kDefaultSharedBytes. Set by
@@ -613,6 +619,7 @@ class Module {
   /// A call of the intrinsic `name` (kir/Intrinsics.def).
   const Expr* intrinsic(llvm::StringRef name, std::vector<const Expr*> args, ScalarType t);
   const Expr* load(const Buffer* b, const Expr* index);
+  const Expr* address(const Buffer* b, const Expr* index);
   /// Element `elem` of atom (atomRow, atomCol) of accumulator `f` (FragElem).
   const Expr* fragElem(const Fragment* f, const Expr* atomRow, const Expr* atomCol, const Expr* elem);
   const Expr* convert(const Expr* e, ScalarType to);

@@ -115,6 +115,13 @@ class ExprPrinter {
         print(e->operands[0]);
         out_ += ']';
         return;
+      case ExprKind::Address:
+        out_ += "&";
+        out_ += e->buffer->name;
+        out_ += '[';
+        print(e->operands[0]);
+        out_ += ']';
+        return;
       case ExprKind::Convert:
         out_ += kirNames() ? "cvt<" + typeName(e->type) + ">(" : "croq::cvt<" + cxxTypeName(e->type) + ">(";
         print(e->operands[0]);
@@ -441,8 +448,12 @@ class KirPrinter {
         return;
       case StmtKind::Eval: keyword(s) << " " << printExpr(s->value) << "\n"; return;
       case StmtKind::LocalArray:
-        keyword(s) << " " << s->buffer->name << " : " << typeName(ScalarType::element(s->buffer->elem)) << "["
-            << s->buffer->totalElements() << "]\n";
+        keyword(s) << " " << s->buffer->name << " : " << typeName(ScalarType::element(s->buffer->elem)) << "[";
+        if (s->buffer->runtimeElements)
+          os_ << printExpr(s->buffer->runtimeElements);
+        else
+          os_ << s->buffer->totalElements();
+        os_ << "]\n";
         return;
       case StmtKind::BufferPointer:
         keyword(s) << " " << s->buffer->name << " : " << typeName(Type::pointer(s->buffer->elem, s->buffer->space))

@@ -41,6 +41,8 @@ class Verifier {
 
   void kernel(const Kernel& k) {
     where_ = "kernel `" + k.name + "`";
+    kernel_ = &k;
+    depth_ = 0;
     declaredLocals_.clear();
     declaredPointers_.clear();
     asyncWgmmaOpen_ = nullptr;
@@ -156,8 +158,10 @@ class Verifier {
       problem("{0} indexes accumulator array `{1}` with {2} indices; it has {3} dimensions", stmtKindName(s->kind),
               s->frag->name, s->fragIndex.size(), s->frag->arrayDims.size());
     const Stmt* self = s;
+    ++depth_;
     block(s->body);
     block(s->elseBody);
+    --depth_;
     stmt_ = self;
   }
 
@@ -326,7 +330,18 @@ class Verifier {
         if (need(s->buffer, "declares no buffer")) {
           if (s->buffer->space != Space::Local)
             problem("{0} declares {1} buffer `{2}`", stmtKindName(s->kind), spaceName(s->buffer->space), bufferName(s->buffer));
-          else if (s->buffer->totalElements() <= 0)
+          else if (s->buffer->runtimeElements && depth_ != 0)
+            problem(
+                "{0} `{1}` has a run-time size but is not a top-level statement of the kernel (it would allocate "
+                "at every execution)",
+                stmtKindName(s->kind), bufferName(s->buffer));
+          else if (s->buffer->runtimeElements && kernel_ &&
+                   llvm::find(kernel_->runtimeLocals, s->buffer) == kernel_->runtimeLocals.end())
+            problem(
+                "{0} `{1}` has a run-time size but is not among the kernel's run-time local buffers, whose stack "
+                "the wrapper reserves",
+                stmtKindName(s->kind), bufferName(s->buffer));
+          else if (!s->buffer->runtimeElements && s->buffer->totalElements() <= 0)
             problem("{0} `{1}` has {2} elements; local buffers have a constant, positive size", stmtKindName(s->kind),
                     bufferName(s->buffer), s->buffer->totalElements());
           declaredLocals_.insert(s->buffer);
@@ -447,8 +462,10 @@ class Verifier {
         if (e->operands.size() != 3) problem("{0} holds a selection of {1} operands", stmtKindName(stmt_->kind), e->operands.size());
         break;
       case ExprKind::Load:
+      case ExprKind::Address:
         if (!e->buffer || e->operands.size() != 1) {
-          problem("{0} holds a load without a buffer and one index", stmtKindName(stmt_->kind));
+          problem("{0} holds {1} without a buffer and one index", stmtKindName(stmt_->kind),
+                  e->kind == ExprKind::Load ? "a load" : "an element address");
           return;
         }
         use(e->buffer);
@@ -596,6 +613,9 @@ class Verifier {
   std::vector<std::string>& problems_;
   std::string where_;
   const Stmt* stmt_ = nullptr;
+  const Kernel* kernel_ = nullptr;
+  /// How many loops and conditionals enclose the statement being checked.
+  unsigned depth_ = 0;
   const Stmt* asyncWgmmaOpen_ = nullptr;
   bool accumulatorsFenced_ = false;
   llvm::DenseSet<const Buffer*> shared_;

@@ -208,6 +208,7 @@ bool allowedOnHost(NodeKind k) {
     case NodeKind::WhileStmt:
     case NodeKind::IfStmt:
     case NodeKind::PrintStmt:
+    case NodeKind::AssertStmt:
     case NodeKind::CppStmt:
     case NodeKind::BreakStmt:
     case NodeKind::ContinueStmt: return true;
@@ -267,6 +268,7 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
       return;
     case NodeKind::SyncStmt: comment(s); lowerSync(llvm::cast<SyncStmt>(s)); return;
     case NodeKind::PrintStmt: comment(s); lowerPrint(llvm::cast<PrintStmt>(s)); return;
+    case NodeKind::AssertStmt: comment(s); lowerAssert(llvm::cast<AssertStmt>(s)); return;
     case NodeKind::InthreadsStmt: lowerInthreads(llvm::cast<InthreadsStmt>(s)); return;
     case NodeKind::EventDeclStmt: comment(s); lowerEventDecl(llvm::cast<EventDeclStmt>(s)); return;
     case NodeKind::TriggerStmt: comment(s); lowerTrigger(llvm::cast<TriggerStmt>(s)); return;
@@ -276,7 +278,14 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::ContinueStmt: emit(StmtKind::Continue, s->loc()); return;
     case NodeKind::YieldStmt: emit(StmtKind::Return, s->loc()); return;
     case NodeKind::ReturnStmt: unreachable("a `return` inside a `parallel`");
-    default: unsupported(DiagKind::err_unsupported_device_stmt, s->range(), nodeKindName(s->kind())); return;
+    case NodeKind::HostCode:
+    case NodeKind::DeviceCode:
+    case NodeKind::CoFunction:
+#define EXPR(Name) case NodeKind::Name##Expr:
+#define STMT(Name)
+#define TOP(Name)
+#include "ast/ASTNodes.def"
+      unreachable("an expression or a top-level item as a statement");
   }
 }
 
@@ -310,7 +319,51 @@ void Lowerer::lowerScalarDecl(const ScalarDeclStmt* d) {
 }
 
 void Lowerer::declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc) {
+  if (!b->runtimeElements) {
+    emit(StmtKind::LocalArray, loc)->buffer = b;
+    return;
+  }
+  // A run-time size: allocated once per thread at the top of the kernel, so
+  // that a declaration inside a loop does not allocate at each iteration.
+  std::vector<Stmt*>* saved = out_;
+  out_ = &prologue_;
   emit(StmtKind::LocalArray, loc)->buffer = b;
+  out_ = saved;
+  kernel_->runtimeLocals.push_back(b);
+}
+
+namespace {
+/// The first value in `e` that a kernel does not have when it starts (a
+/// variable other than its scalar parameters, a launch coordinate, a load).
+std::optional<std::string> notAtLaunch(const Expr* e, const llvm::StringSet<>& params) {
+  if (!e) return std::nullopt;
+  switch (e->kind) {
+    case kir::ExprKind::Var:
+      if (!params.contains(e->name)) return e->name;
+      return std::nullopt;
+    case kir::ExprKind::Builtin:
+      return std::string(e->builtin == kir::Builtin::ThreadIdx  ? "threadIdx"
+                         : e->builtin == kir::Builtin::BlockIdx ? "blockIdx"
+                                                                : "gridDim");
+    case kir::ExprKind::Load:
+    case kir::ExprKind::FragElem: return std::string(e->buffer ? e->buffer->sourceName : std::string("memory"));
+    default: break;
+  }
+  for (const Expr* o : e->operands)
+    if (std::optional<std::string> v = notAtLaunch(o, params)) return v;
+  return std::nullopt;
+}
+}  // namespace
+
+bool Lowerer::sizedAtLaunch(const kir::Buffer* b, llvm::StringRef name, llvm::SMRange range) {
+  if (!b->runtimeElements) return true;
+  std::optional<std::string> v = notAtLaunch(b->runtimeElements, kernelParamNames_);
+  if (!v) return true;
+  diags_
+      .report(range.Start, DiagKind::err_buffer_size_not_launch_value, kir::spaceName(b->space), name, *v,
+              b->space == kir::Space::Shared ? "block" : "thread")
+      .range(range);
+  return false;
 }
 
 void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
@@ -320,21 +373,25 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
     const sema::Symbol* sym = decls->second[i];
     std::vector<std::int64_t> arrayDims;
     for (const sym::SymExpr* a : sym->type.arrayDims) arrayDims.push_back(sym::constantValue(a).value_or(1));
-    kir::Space space = d->storage == Storage::Shared ? kir::Space::Shared
-                       : d->storage == Storage::Local ? kir::Space::Local
-                                                      : kir::Space::Global;
+    // Sema gives a buffer declared without a storage inside a `parallel`
+    // local storage (spec 5.4).
+    Storage storage = sym->type.storage;
+    kir::Space space = storage == Storage::Shared  ? kir::Space::Shared
+                       : storage == Storage::Local ? kir::Space::Local
+                                                   : kir::Space::Global;
     if (space == kir::Space::Global) {
       unsupported(DiagKind::err_unsupported_global_in_parallel, d->range());
       continue;
     }
     kir::Buffer* b = makeBuffer(sym, space, sym->type.elem, sym->type.shape, arrayDims, d->loc());
-    // Shared buffers may be sized at the launch (spec 5.4); local ones are
-    // registers or stack of a size fixed at compile time.
-    if (b->slotElements <= 0 && !(space == kir::Space::Shared && b->runtimeElements)) {
+    // Shared and local buffers may be sized at the launch (spec 5.4).
+    if (b->slotElements <= 0 && !b->runtimeElements) {
       // Sema rejects such a buffer; an error reported on its values may leave one.
       if (diags_.hasErrors()) continue;
-      unreachable("a local buffer whose shape is not constant");
+      unreachable("a buffer whose shape is neither constant nor known at the launch");
     }
+    if (!sizedAtLaunch(b, sym->name, d->decls[i].range)) continue;
+    if (b->runtimeElements && space == kir::Space::Local) b->name = fresh(nameFor(sym));
     if (space == kir::Space::Shared) {
       b->name = fresh(nameFor(sym));
       b->reusable = true;

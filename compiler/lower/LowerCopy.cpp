@@ -73,11 +73,12 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
       storage->alignBytes = 1024;
     }
   }
-  if (storage->slotElements <= 0 && !(space == kir::Space::Shared && storage->runtimeElements)) {
+  if (storage->slotElements <= 0 && !storage->runtimeElements) {
     // Sema rejects such a copy; an error reported on its values may leave one.
     if (diags_.hasErrors()) return nullptr;
-    unreachable("a copy into a new local buffer whose shape is not constant");
+    unreachable("a copy into a new buffer whose shape is neither constant nor known at the launch");
   }
+  if (!sizedAtLaunch(storage, "=> " + kir::spaceName(storage->space).str(), llvm::SMRange(loc, loc))) return nullptr;
   // The future's name is a pointer to its current storage.
   kir::Buffer* view = makeBuffer(future, space, type.elem, type.shape, {}, loc);
   view->name = fresh(future->name);

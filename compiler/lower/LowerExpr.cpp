@@ -232,7 +232,17 @@ const Expr* Lowerer::lowerBinary(const ast::BinaryExpr* b) {
 const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
   const sema::Type* t = sema_.typeOf(c);
   std::vector<const Expr*> args;
-  for (const ast::Expr* a : c->args) args.push_back(lowerExpr(a));
+  for (const ast::Expr* a : c->args) {
+    // Spanned data (a buffer, a window of one, a future's `.data`) is passed
+    // to a user function as a pointer to its first element.
+    const sema::Type* at = sema_.typeOf(a);
+    if (at && (at->kind == sema::TypeKind::Data || at->kind == sema::TypeKind::Future) && c->viaCallKeyword) {
+      std::optional<kir::Tile> tile = lowerTile(a, "a call argument");
+      args.push_back(tile ? m().address(tile->buffer, tile->offset) : m().intc(0));
+      continue;
+    }
+    args.push_back(lowerExpr(a));
+  }
   kir::ScalarType ty = typeOf(c);
   llvm::StringRef math = mathBuiltin(c->callee);
   if (!math.empty() && !c->viaCallKeyword) {

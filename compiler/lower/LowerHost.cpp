@@ -7,6 +7,7 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/Path.h>
 
 #include <cstdio>
 
@@ -235,7 +236,8 @@ void Lowerer::lowerHostStmt(const ast::Stmt* s) {
     case NodeKind::ForeachStmt:
     case NodeKind::WhileStmt:
     case NodeKind::WithStmt:
-    case NodeKind::PrintStmt: lowerHostCode(s); return;
+    case NodeKind::PrintStmt:
+    case NodeKind::AssertStmt: lowerHostCode(s); return;
     case NodeKind::ReturnStmt: {
       const auto* r = llvm::cast<ReturnStmt>(s);
       if (!r->value) return;
@@ -428,6 +430,32 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
     Stmt* s = emit(StmtKind::Print, p->loc());
     s->text = "\"" + format + "\"";
     s->args = std::move(args);
+  });
+  if (kernel_ && !host_) kernel_->prints = true;
+}
+
+void Lowerer::lowerAssert(const ast::AssertStmt* a) {
+  // Spec 15.5: a condition sema decided is checked at compile time (a false
+  // one is an error there); any other is checked where it stands, by the
+  // host or by every thread of the kernel, which prints the location and the
+  // message and stops.
+  if (sema_.provenAsserts.contains(a)) return;
+  const Expr* cond = lowerCondition(a->cond);
+  std::string format;
+  if (auto [line, col] = sm_.getLineAndColumn(a->loc()); line) {
+    unsigned id = sm_.FindBufferContainingLoc(a->loc());
+    llvm::StringRef file = id ? sm_.getMemoryBuffer(id)->getBufferIdentifier() : "";
+    appendFormatText(format, llvm::formatv("{0}:{1}:{2}: ", llvm::sys::path::filename(file), line, col).str());
+  }
+  format += "assertion failed: ";
+  appendFormatText(format, a->message);
+  format += "\\n";
+  Stmt* check = emit(StmtKind::If, a->loc());
+  check->cond = m().unary("!", cond, kir::ScalarType::boolean());
+  nested(check->body, [&] {
+    Stmt* print = emit(StmtKind::Print, a->loc());
+    print->text = "\"" + format + "\"";
+    emit(StmtKind::Eval, a->loc())->value = m().intrinsic("assertion_failed", {}, kir::ScalarType::integer());
   });
   if (kernel_ && !host_) kernel_->prints = true;
 }

@@ -95,6 +95,7 @@ class Lowerer {
   /// far: a stream wait when that went on another stream.
   void orderAfterPreviousWork(const std::string& stream, llvm::SMLoc loc);
   void lowerPrint(const ast::PrintStmt* p);
+  void lowerAssert(const ast::AssertStmt* a);
   /// Merges dimensions both tiles of a copy store densely into one.
   void collapseContiguousDims(kir::Tile& dst, kir::Tile& src);
   /// A copy of any rank and run-time extents, element by element over
@@ -140,6 +141,9 @@ class Lowerer {
   kir::Buffer* makeBuffer(const sema::Symbol* sym, kir::Space space, TokenKind elem, const sema::SymList& shape,
                           llvm::ArrayRef<std::int64_t> arrayDims, llvm::SMLoc loc);
   void declareLocalBuffer(const kir::Buffer* b, llvm::SMLoc loc);
+  /// Whether `b`, if it has a run-time size, is sized by values its kernel
+  /// has when it starts; reports the first value that is not otherwise.
+  bool sizedAtLaunch(const kir::Buffer* b, llvm::StringRef name, llvm::SMRange range);
 
   // ---- Parallel levels (LowerParallel.cpp) ----
   bool groupedBlockOrder(const sema::ParallelLevelInfo& info) const;

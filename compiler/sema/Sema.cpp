@@ -262,6 +262,8 @@ void Checker::checkStmt(const Stmt* s) {
       if (!t.isError()) {
         if (std::optional<std::int64_t> c = constantOf(a->cond); c && *c == 0)
           report(a->range(), DiagKind::err_static_assert, a->message);
+        else if (c)
+          result_.provenAsserts.insert(a);
       }
       return;
     }

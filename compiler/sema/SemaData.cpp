@@ -184,9 +184,6 @@ void Checker::checkDma(const DmaStmt* d) {
         if (sym::isUnknown(produced[i]))
           report(d->source->range(), DiagKind::err_buffer_shape_untracked, storageName(d->destStorage),
                  "=> " + storageName(d->destStorage).str(), i, exprText(d->source));
-        else if (!sym::constantValue(produced[i]) && d->destStorage == Storage::Local)
-          report(d->source->range(), DiagKind::err_buffer_shape_not_static, storageName(d->destStorage), "=> " +
-                 storageName(d->destStorage).str(), i, sym::print(produced[i]));
       }
     }
     if (kernel_ && d->destStorage == Storage::Shared && !src.isError()) {

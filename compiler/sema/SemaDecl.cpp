@@ -105,16 +105,13 @@ void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
     for (size_t i = 0; i < shape->size(); ++i) {
       std::optional<std::int64_t> c = sym::constantValue((*shape)[i]);
       if (c && *c <= 0) report(d->range(), DiagKind::err_buffer_dim_not_positive, i, decl.name, *c);
-      // Shared buffers may be sized at the launch (spec 5.4); local ones not.
-      // A dimension sema cannot follow (`k++`, a comparison) sizes neither.
+      // Shared and local buffers may be sized at the launch (spec 5.4); a
+      // dimension sema cannot follow (`k++`, a comparison) sizes neither.
       bool ownDim = d->dims.size() == shape->size();
       bool untracked = sym::isUnknown((*shape)[i]) && ownDim && !check(d->dims[i]).isError();
       if (untracked && (storage == Storage::Local || storage == Storage::Shared))
         report(d->dims[i]->range(), DiagKind::err_buffer_shape_untracked, storageName(storage), decl.name, i,
                exprText(d->dims[i]));
-      else if (!c && storage == Storage::Local && !sym::isUnknown((*shape)[i]))
-        report(ownDim ? d->dims[i]->range() : d->range(), DiagKind::err_buffer_shape_not_static, storageName(storage),
-               decl.name, i, sym::print((*shape)[i]));
     }
     Type t = Type::simple(TypeKind::Data);
     t.elem = d->elem;

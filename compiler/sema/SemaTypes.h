@@ -202,6 +202,9 @@ class SemaResult {
   /// Buffers, parameters and futures whose data some `span_as` reshapes:
   /// their rows must be laid out without padding.
   llvm::DenseSet<const Symbol*> reshapedBuffers;
+  /// `assert`s whose condition sema found true at compile time: they leave
+  /// no code (spec 15.5).
+  llvm::DenseSet<const ast::Stmt*> provenAsserts;
   /// The hardware atom (an MmaAtoms.def row) each legal warp or warpgroup
   /// MMA execution tiles onto (target::selectMma's choice).
   llvm::DenseMap<const ast::MmaExecStmt*, unsigned> mmaAtoms;

@@ -627,6 +627,38 @@ TEST_CASE("the verifier checks that every buffer a kernel uses is placed", "[kir
     fz.add(StmtKind::LocalArray);
     expectOne(fz, "local array declares no buffer");
   }
+  SECTION("local array of run-time size") {
+    Buffer* l = fx.buffer("row", Space::Local, 4);
+    l->slotElements = 0;
+    l->runtimeElements = fx.m.var("C");
+    SECTION("at the top of the kernel and among its run-time locals") {
+      fx.k->runtimeLocals.push_back(l);
+      fx.add(StmtKind::LocalArray)->buffer = l;
+      fx.add(StmtKind::Eval)->value = fx.m.address(l, fx.m.intc(0));
+      CHECK(fx.problems().empty());
+    }
+    SECTION("inside a loop") {
+      fx.k->runtimeLocals.push_back(l);
+      Stmt* loop = fx.add(StmtKind::For);
+      loop->var = "i";
+      loop->lo = fx.m.intc(0);
+      loop->hi = fx.m.intc(4);
+      Stmt* decl = fx.m.stmt(StmtKind::LocalArray);
+      decl->buffer = l;
+      loop->body.push_back(decl);
+      expectOne(fx, "local array `row` has a run-time size but is not a top-level statement of the kernel");
+    }
+    SECTION("not among the kernel's run-time locals") {
+      fx.add(StmtKind::LocalArray)->buffer = l;
+      expectOne(fx, "local array `row` has a run-time size but is not among the kernel's run-time local buffers");
+    }
+  }
+  SECTION("element address") {
+    auto* address = const_cast<Expr*>(fx.m.address(fx.shared("s", 4), fx.m.intc(0)));
+    address->buffer = nullptr;
+    fx.add(StmtKind::Eval)->value = address;
+    expectOne(fx, "expression statement holds an element address without a buffer and one index");
+  }
   SECTION("pointers") {
     Buffer* storage = fx.shared("f_storage", 64);
     Buffer* p = fx.buffer("f", Space::Shared, 64);

@@ -1,11 +1,19 @@
 // The `.co` builtins that generated code calls by their Croqtile names, for
 // the GPU (nvcc) and the CPU runtime alike: atomics on a data element
 // (spec 15.3: `__atomic_add(c.at(i), v)` returns the old value) and named
-// barriers (spec 10.4: `__bar_sync(id, n)`, `__bar_arrive(id, n)`).
+// barriers (spec 10.4: `__bar_sync(id, n)`, `__bar_arrive(id, n)`); and the
+// allocation of a thread's local buffer of run-time size (spec 5.4).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <type_traits>
+
+#if !defined(__CUDACC__)
+#include <alloca.h>
+#endif
 
 #if defined(__CUDACC__)
 #define CROQ_BUILTIN __device__ __forceinline__
@@ -64,5 +72,55 @@ CROQ_BUILTIN void __bar_sync(std::uint32_t id, std::uint32_t thread_count) {
 CROQ_BUILTIN void __bar_arrive(std::uint32_t id, std::uint32_t thread_count) {
   croq::named_barrier_arrive(id, thread_count);
 }
+
+namespace croq::detail {
+
+/// The bytes to allocate for `count` elements of `size` bytes, 16-byte
+/// aligned (none for a count that is not positive).
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline std::size_t runtime_local_bytes(std::size_t size, long long count) {
+  return (count > 0 ? static_cast<std::size_t>(count) * size : 0) + 15;
+}
+
+}  // namespace croq::detail
+
+namespace croq {
+
+// After the message of a `.co` `assert` whose condition is false at run time
+// (spec 15.5): the program exits with status 1; a GPU thread traps,
+// which fails the launch (the wrapper's next CUDA check reports it). Typed
+// as an int for the generated expression statement; it does not return.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline int assertion_failed() {
+#if defined(__CUDA_ARCH__)
+  __trap();
+#elif defined(CROQ_CPU_RUNTIME)
+  // A CPU-target thread runs on a fiber, under which the exit handlers and
+  // destructors of std::exit cannot run: flush and leave at once.
+  std::fflush(nullptr);
+  std::_Exit(EXIT_FAILURE);
+#else
+  std::fflush(stdout);
+  std::exit(EXIT_FAILURE);
+#endif
+  return 0;
+}
+
+}  // namespace croq
+
+// A thread's local buffer of `count` elements of T, `count` known only when
+// the kernel starts: on the thread's stack, 16-byte aligned, until the kernel
+// returns. Generated kernels allocate such buffers at their top, once per
+// thread; the host wrapper has made the stack large enough
+// (croq::reserve_thread_stack).
+#define CROQ_RUNTIME_LOCAL(T, count)                                                                     \
+  reinterpret_cast<T*>(                                                                                  \
+      (reinterpret_cast<std::uintptr_t>(alloca(croq::detail::runtime_local_bytes(sizeof(T), (count)))) + \
+       15) &                                                                                             \
+      ~std::uintptr_t(15))
 
 #undef CROQ_BUILTIN

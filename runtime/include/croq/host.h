@@ -16,6 +16,8 @@
 //   stream_wait(waiter, producer)             later work on `waiter` waits for `producer`'s
 //   check_shared_memory(fn, kernel, bytes, {{buffer, shape, bytes}, ...})
 //                                             a launch's run-time sized shared memory fits a block
+//   reserve_thread_stack(fn, kernel, kernel_ptr, bytes, {{buffer, shape, bytes}, ...})
+//                                             each thread's stack holds its run-time sized local buffers
 //   block_threads(fn, kernel, extent, n, threads)
 //                                             a block of a run-time number of warps fits
 //   poison(ptr, count)                        fill device memory with 0xFF bytes (NaN / -1)
@@ -706,6 +708,43 @@ inline void check_shared_memory(const char* function, const char* kernel, std::s
     for (const shared_buffer_size& b : buffers) rest -= b.bytes < rest ? b.bytes : rest;
     return rest;
   }());
+  std::exit(EXIT_FAILURE);
+}
+
+// One local buffer whose size is known at the launch, for the message of
+// reserve_thread_stack.
+struct local_buffer_size {
+  const char* name;
+  const char* shape;
+  std::size_t bytes;
+};
+
+// Before launching `kernel` (`kernel_ptr`) of `__co__` function `function`,
+// whose threads allocate `bytes` of run-time sized local buffers on their
+// stacks when they start: makes the device's per-thread stack hold them and
+// the kernel's own frame (with 1 KB for the calls it makes), raising the
+// limit when it is smaller. When the device refuses, prints which buffers
+// need how much and exits, instead of a kernel that overflows its stack.
+inline void reserve_thread_stack(const char* function, const char* kernel, const void* kernel_ptr, std::size_t bytes,
+                                 std::initializer_list<local_buffer_size> buffers) {
+  cudaFuncAttributes attributes{};
+  CROQ_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel_ptr));
+  const std::size_t need = attributes.localSizeBytes + bytes + 1024;
+  std::size_t have = 0;
+  CROQ_CUDA_CHECK(cudaDeviceGetLimit(&have, cudaLimitStackSize));
+  if (need <= have) return;
+  const cudaError_t e = cudaDeviceSetLimit(cudaLimitStackSize, need);
+  if (e == cudaSuccess) return;
+  (void)cudaGetLastError();
+  std::fprintf(stderr,
+               "croq: %s: kernel %s needs %zu bytes of stack per thread for its local buffers of run-time size, "
+               "and the device refused a stack that large (%s):\n",
+               function, kernel, need, cudaGetErrorString(e));
+  for (const local_buffer_size& b : buffers)
+    std::fprintf(stderr, "  local buffer `%s` (%s): %zu bytes\n", b.name, b.shape, b.bytes);
+#if defined(CROQ_CPU_RUNTIME)
+  std::fprintf(stderr, "  (the CPU target gives each thread $CROQ_CPU_STACK_KB kilobytes of stack, less 64 KB)\n");
+#endif
   std::exit(EXIT_FAILURE);
 }
 

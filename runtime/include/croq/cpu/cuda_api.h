@@ -10,7 +10,10 @@
 //   events     cudaEventCreate / Record / Synchronize / ElapsedTime / Query / Destroy
 //              (host wall-clock time)
 //   kernels    cudaFuncSetAttribute (the dynamic shared memory a kernel may use, checked
-//              at launch as on the GPU)
+//              at launch as on the GPU), cudaFuncGetAttributes (no static local memory)
+//   limits     cudaDeviceGetLimit / cudaDeviceSetLimit: the stack of a thread is its
+//              fiber's ($CROQ_CPU_STACK_KB, croq/cpu/fiber.h) less what the emulation
+//              itself needs; a larger one is refused
 //   types      dim3, uint3 and the common vector types (int2, float4, ...)
 //
 // Kernel launches themselves are croq::cpu::launch (croq/cpu/launch.h).
@@ -25,6 +28,8 @@
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include "croq/cpu/fiber.h"
 
 // ---- types ------------------------------------------------------------------
 
@@ -95,6 +100,23 @@ enum cudaDeviceAttr {
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+};
+
+enum cudaLimit {
+  cudaLimitStackSize = 0,
+  cudaLimitPrintfFifoSize = 1,
+  cudaLimitMallocHeapSize = 2,
+};
+
+struct cudaFuncAttributes {
+  std::size_t sharedSizeBytes;
+  std::size_t constSizeBytes;
+  std::size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int maxDynamicSharedSizeBytes;
 };
 
 struct cudaDeviceProp {
@@ -396,4 +418,44 @@ inline cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute at
 template <typename... P>
 cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, int value) {
   return cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), attr, value);
+}
+
+inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* kernel) {
+  if (kernel == nullptr) return croq::cpu::detail::fail(cudaErrorInvalidValue);
+  *attr = cudaFuncAttributes{};
+  attr->maxThreadsPerBlock = static_cast<int>(croq::cpu::kMaxThreadsPerBlock);
+  attr->maxDynamicSharedSizeBytes = static_cast<int>(croq::cpu::detail::max_dynamic_shared(kernel));
+  return cudaSuccess;
+}
+
+template <typename... P>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, void (*kernel)(P...)) {
+  return cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(kernel));
+}
+
+// ---- limits -------------------------------------------------------------------
+
+namespace croq::cpu::detail {
+// The part of a fiber's stack that the emulation's own frames (the launch
+// loop, barriers, copies, printf) may take below a kernel's.
+inline constexpr std::size_t kFiberStackReserve = 64 * 1024;
+inline std::size_t thread_stack_bytes() {
+  std::size_t fiber = fiber_stack_bytes();
+  return fiber > kFiberStackReserve ? fiber - kFiberStackReserve : 0;
+}
+}  // namespace croq::cpu::detail
+
+inline cudaError_t cudaDeviceGetLimit(std::size_t* value, cudaLimit limit) {
+  switch (limit) {
+    case cudaLimitStackSize: *value = croq::cpu::detail::thread_stack_bytes(); return cudaSuccess;
+    case cudaLimitPrintfFifoSize:
+    case cudaLimitMallocHeapSize: *value = std::size_t(1) << 30; return cudaSuccess;
+  }
+  return croq::cpu::detail::fail(cudaErrorInvalidValue);
+}
+
+inline cudaError_t cudaDeviceSetLimit(cudaLimit limit, std::size_t value) {
+  if (limit == cudaLimitStackSize && value > croq::cpu::detail::thread_stack_bytes())
+    return croq::cpu::detail::fail(cudaErrorInvalidValue);
+  return cudaSuccess;
 }
