@@ -6,6 +6,7 @@
 #include "parse/Parser.h"
 
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
 
 #include "ast/AST.h"
 #include "basic/Diagnostic.h"
@@ -82,6 +83,11 @@ bool Parser::expect(TokenKind k, StringRef what) {
     return true;
   }
   std::string expected = what.empty() ? "`" + tokenKindSpelling(k).str() + "`" : what.str();
+  // A keyword where a name belongs (`local s32 [K] where;`): say why it is not one.
+  if (k == TokenKind::identifier && isKeyword(tok().kind) && llvm::isAlpha(tok().text.front())) {
+    error(DiagKind::err_keyword_as_name, expected, tok().text);
+    return false;
+  }
   error(DiagKind::err_expected, expected, describe(tok()));
   return false;
 }
