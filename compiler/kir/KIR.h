@@ -164,7 +164,7 @@ enum class ExprKind : std::uint8_t {
   FloatConst,  // spelling (a literal such as `0.5f`, or `inf` / `-inf`), type.elem
   BoolConst,   // intValue
   Var,         // name
-  Unary,       // name = operator spelling; operands[0]
+  Unary,       // name = operator spelling (`x++`, `x--`: the postfix increment and decrement); operands[0]
   Binary,      // name = operator spelling; operands[0], operands[1]
   Select,      // operands: cond, then, else
   Call,        // name = callee (`intrinsic`: a name of kir/Intrinsics.def; otherwise a user function's

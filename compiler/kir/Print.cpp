@@ -68,6 +68,12 @@ class ExprPrinter {
       case ExprKind::FloatConst: floatConst(e); return;
       case ExprKind::Var: out_ += e->name; return;
       case ExprKind::Unary:
+        // `x++` / `x--`: the postfix forms, whose operator follows the operand.
+        if (e->name == "x++" || e->name == "x--") {
+          operand(e->operands[0], 15, false);
+          out_ += llvm::StringRef(e->name).drop_front();
+          return;
+        }
         out_ += e->name;
         operand(e->operands[0], 14, false);
         return;

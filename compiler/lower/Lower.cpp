@@ -234,6 +234,7 @@ void Lowerer::lowerStmt(const ast::Stmt* s) {
     case NodeKind::DirectiveStmt: return;
     case NodeKind::ExprStmt: {
       comment(s);
+      if (lowerIncrementStmt(llvm::cast<ExprStmt>(s)->expr)) return;
       emit(StmtKind::Eval, s->loc())->value = lowerExpr(llvm::cast<ExprStmt>(s)->expr);
       return;
     }

@@ -282,6 +282,44 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
   return m().call(callee, args, ty, std::move(templateArgs));
 }
 
+/// Whether C++'s `++`/`--` applies to `v` in place: integers and the element
+/// types C++ computes in (f32, f64, the integer elements). A 16-bit or
+/// narrower float is computed in f32 and stored converted, which only a
+/// statement of its own does (lowerIncrementStmt); as a value it is reported.
+bool Lowerer::incrementInPlace(const Expr* v, const ast::Expr* e) {
+  if (!v->type.isElem() || kir::computeType(v->type.elem) == v->type.elem) return true;
+  std::string text(e->range().Start.getPointer(), e->range().End.getPointer());
+  unsupported(DiagKind::err_unsupported_increment_value, e->range(), text, tokenKindSpelling(v->type.elem), text);
+  return false;
+}
+
+/// `v++;`, `--v;` as a statement of their own: `v = v + 1` (computed in f32
+/// for a 16-bit or narrower float), or nothing when `e` is no increment of
+/// such a scalar name.
+bool Lowerer::lowerIncrementStmt(const ast::Expr* e) {
+  const ast::Expr* operand = nullptr;
+  TokenKind op = TokenKind::eof;
+  if (const auto* p = llvm::dyn_cast<PostfixExpr>(e)) {
+    operand = p->operand;
+    op = p->op;
+  } else if (const auto* u = llvm::dyn_cast<UnaryExpr>(e)) {
+    operand = u->operand;
+    op = u->op;
+  }
+  if (!operand || (op != TokenKind::plusplus && op != TokenKind::minusminus) || !llvm::isa<NameExpr>(operand))
+    return false;
+  const Expr* v = lowerExpr(operand);
+  if (v->kind != kir::ExprKind::Var || !v->type.isElem() || kir::computeType(v->type.elem) == v->type.elem) return false;
+  kir::ScalarType ct = kir::ScalarType::element(kir::computeType(v->type.elem));
+  Stmt* s = emit(StmtKind::Assign, e->loc());
+  s->var = v->name;
+  s->op = "=";
+  s->value = m().convert(m().binary(op == TokenKind::plusplus ? "+" : "-", m().convert(v, ct),
+                                    m().convert(m().intc(1), ct), ct),
+                         v->type);
+  return true;
+}
+
 const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
   const sema::Type* t = sema_.typeOf(e);
   if (const Expr* known = lowerKnownInteger(e, t)) return known;
@@ -316,14 +354,23 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       // `&x.at(i)` (an argument of a `call`) and `++x`, `--x` keep their
       // operand's type and spelling.
       if (u->op == TokenKind::amp) return m().unary("&", v, v->type);
-      if (u->op == TokenKind::plusplus || u->op == TokenKind::minusminus)
+      if (u->op == TokenKind::plusplus || u->op == TokenKind::minusminus) {
+        if (!incrementInPlace(v, e)) return v;
         return m().unary(u->op == TokenKind::plusplus ? "++" : "--", v, v->type);
+      }
       kir::ScalarType ty = v->type;
       if (ty.isElem()) {
         ty = kir::ScalarType::element(kir::computeType(ty.elem));
         v = m().convert(v, ty);
       }
       return m().unary(u->op == TokenKind::tilde ? "~" : "-", v, ty);
+    }
+    case NodeKind::PostfixExpr: {
+      // `v++`, `v--` of a mutable scalar: the value before, as in C++.
+      const auto* p = llvm::cast<PostfixExpr>(e);
+      const Expr* v = lowerExpr(p->operand);
+      if (!incrementInPlace(v, e)) return v;
+      return m().unary(p->op == TokenKind::plusplus ? "x++" : "x--", v, v->type);
     }
     case NodeKind::BinaryExpr: return lowerBinary(llvm::cast<BinaryExpr>(e));
     case NodeKind::ConditionalExpr: {

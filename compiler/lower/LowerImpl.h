@@ -174,6 +174,8 @@ class Lowerer {
   const Expr* lowerName(const ast::NameExpr* e);
   const Expr* lowerBinary(const ast::BinaryExpr* b);
   const Expr* lowerCall(const ast::CallExpr* c);
+  bool incrementInPlace(const Expr* v, const ast::Expr* e);
+  bool lowerIncrementStmt(const ast::Expr* e);
   const Expr* lowerExpr(const ast::Expr* e);
   const Expr* lowerInt(const ast::Expr* e);
   const Expr* lowerCondition(const ast::Expr* e);

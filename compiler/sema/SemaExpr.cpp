@@ -767,7 +767,9 @@ Type Checker::checkSubscript(const SubscriptExpr* s) {
   }
   for (size_t d = 0; d < s->indices.size(); ++d) {
     Type it = check(s->indices[d]);
-    if (!it.isIntegral()) {
+    // An integer element (`mutable u32 stage`) indexes as its value does.
+    bool integerElement = it.kind == TypeKind::Element && isIntegerElem(it.elem);
+    if (!it.isIntegral() && !integerElement) {
       if (!it.isError())
         report(s->indices[d]->range(), DiagKind::err_type_mismatch, "an integer index", "a value", describe(it));
       continue;
