@@ -574,7 +574,7 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
             found = s;
       }
       if (found && found->type.kind == sema::TypeKind::Bounded) vars.push_back(found);
-      else if (found && found->type.kind == sema::TypeKind::BoundedTuple) into = loopOverTuple(found, f, unroll, into);
+      else if (found && found->type.kind == sema::TypeKind::BoundedTuple) into = loopOverTuple(found, f, unroll, into, saved);
     }
     for (const sema::Symbol* v : vars) {
       std::string name = fresh(v->name);
@@ -604,7 +604,8 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
 }
 
 std::vector<Stmt*>* Lowerer::loopOverTuple(const sema::Symbol* tuple, const ForeachStmt* f, bool unroll,
-                                          std::vector<Stmt*>* into) {
+                                          std::vector<Stmt*>* into,
+                                          std::vector<std::pair<const sema::Symbol*, const Expr*>>& saved) {
   // `foreach index in [a, b]`: one loop per element, outer to inner; the
   // tuple indexes elements (`x.at(index)`) with the loop variables.
   std::vector<const Expr*> elements;
@@ -619,6 +620,18 @@ std::vector<Stmt*>* Lowerer::loopOverTuple(const sema::Symbol* tuple, const Fore
     elements.push_back(m().var(name));
     into->push_back(loop);
     into = &loop->body;
+  }
+  // `with index = {x, y} in [...]`: the named elements, declared with the
+  // tuple, are the loop variables too (and read as before after the loop).
+  size_t d = 0;
+  for (const sema::Symbol* s : sema_.allSymbols) {
+    if (d >= elements.size()) break;
+    if (s == tuple || s->loc != tuple->loc || s->kind != sema::Symbol::Kind::IterVar ||
+        s->type.kind != sema::TypeKind::Bounded)
+      continue;
+    auto old = values_.find(s);
+    saved.push_back({s, old == values_.end() ? m().intc(0) : old->second});
+    bindValue(s, elements[d++]);
   }
   tupleValues_[tuple] = std::move(elements);
   return into;

@@ -53,6 +53,42 @@ std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage
   return t;
 }
 
+/// An unnamed `dma.copy ... => local` (or `=> shared`): nothing reads its data
+/// again, but the copy still runs, into a buffer of its own of the source's
+/// shape, declared at the top of the kernel as a future's storage is.
+std::optional<kir::Tile> Lowerer::unnamedCopyTile(const ast::DmaStmt* d, const kir::Tile& src) {
+  const sema::Type* srcType = sema_.typeOf(d->source);
+  sema::SymList shape;
+  for (size_t i = 0; i < src.extents.size(); ++i) {
+    if (src.extents[i] >= 0) shape.push_back(symbols().constant(src.extents[i]));
+    else if (srcType && i < srcType->shape.size()) shape.push_back(srcType->shape[i]);
+    else return std::nullopt;
+  }
+  kir::Space space = d->destStorage == Storage::Local ? kir::Space::Local : kir::Space::Shared;
+  kir::Buffer* storage = makeBuffer(nullptr, space, src.buffer->elem, shape, {}, d->loc());
+  storage->name = fresh("copy_storage");
+  storage->sourceName = "=> " + kir::spaceName(space).str();
+  if (storage->slotElements <= 0 && !storage->runtimeElements) {
+    if (diags_.hasErrors()) return std::nullopt;
+    unreachable("a copy into a new buffer whose shape is neither constant nor known at the launch");
+  }
+  if (!sizedAtLaunch(storage, storage->sourceName, d->source->range())) return std::nullopt;
+  std::vector<Stmt*>* saved = out_;
+  out_ = &prologue_;
+  if (space == kir::Space::Shared) kernel_->sharedBuffers.push_back(storage);
+  else declareLocalBuffer(storage, d->loc());
+  out_ = saved;
+  kir::Tile t;
+  t.buffer = storage;
+  t.offset = m().intc(0);
+  t.extents = src.extents;
+  for (size_t i = 0; i < src.extents.size(); ++i)
+    t.runtimeExtents.push_back(src.extents[i] >= 0 ? nullptr : storage->shape[i]);
+  t.strides = storage->strides;
+  t.valid.assign(t.extents.size(), nullptr);
+  return t;
+}
+
 kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc) {
   if (kir::Buffer* b = buffers_.lookup(future)) return b;
   kir::Space space = type.storage == Storage::Local ? kir::Space::Local : kir::Space::Shared;
@@ -377,12 +413,7 @@ void Lowerer::lowerDma(const DmaStmt* d) {
   if (d->dest) {
     dst = dstPeek;
   } else {
-    if (!future) {
-      // An unnamed `=> shared` copy: storage of its own.
-      unsupported(DiagKind::err_unsupported_unnamed_copy_new_storage, d->range(), "dma.copy");
-      return;
-    }
-    dst = futureTile(future, d->destStorage, *src, d->loc());
+    dst = future ? futureTile(future, d->destStorage, *src, d->loc()) : unnamedCopyTile(d, *src);
     if (!dst) return;
   }
   if (dst->buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(dst->buffer));

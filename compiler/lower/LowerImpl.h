@@ -125,7 +125,8 @@ class Lowerer {
   void lowerAssign(const ast::AssignStmt* a);
   void lowerForeach(const ast::ForeachStmt* f);
   std::vector<Stmt*>* loopOverTuple(const sema::Symbol* tuple, const ast::ForeachStmt* f, bool unroll,
-                                    std::vector<Stmt*>* into);
+                                    std::vector<Stmt*>* into,
+                                    std::vector<std::pair<const sema::Symbol*, const Expr*>>& saved);
   void lowerWith(const ast::WithStmt* w);
   void lowerIf(const ast::IfStmt* s);
   void lowerWhile(const ast::WhileStmt* s);
@@ -247,6 +248,7 @@ class Lowerer {
                      kir::Scope scope, const Expr* value, llvm::SMLoc loc);
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
+  std::optional<kir::Tile> unnamedCopyTile(const ast::DmaStmt* d, const kir::Tile& src);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);
   /// The whole new buffer a copy of `src` into fresh `storage` (`f = dma.copy
   /// src => shared`) writes, as a tile; nullopt after a diagnostic.

@@ -499,11 +499,14 @@ std::optional<const SymExpr*> Checker::contiguousWindowOffset(const MethodExpr* 
 }
 
 Type Checker::checkSqueeze(const MethodExpr* m, const Type& base) {
-  const auto* inner = llvm::dyn_cast<MethodExpr>(m->base);
-  bool ok = inner && (inner->method == TokenKind::m_subspan || inner->method == TokenKind::m_span_as ||
-                      inner->method == TokenKind::m_view || inner->method == TokenKind::m_from ||
-                      inner->method == TokenKind::m_step ||
-                      (inner->method == TokenKind::m_at && llvm::isa<MethodExpr>(inner->base)));
+  // A `.subspan`, `.span_as` or `.view` anywhere in the chain before it, as
+  // Croqtile requires (`a.span_as(1, 32, 8).chunkat(_, p, _).sqz()`); not
+  // after tiling alone (`a.chunkat(p, _).sqz()`).
+  bool ok = false;
+  for (const auto* inner = llvm::dyn_cast<MethodExpr>(m->base); inner && !ok;
+       inner = llvm::dyn_cast<MethodExpr>(inner->base))
+    ok = inner->method == TokenKind::m_subspan || inner->method == TokenKind::m_span_as ||
+         inner->method == TokenKind::m_view || inner->method == TokenKind::m_from || inner->method == TokenKind::m_step;
   if (!ok) {
     report(m->range(), DiagKind::err_sqz_position);
     return Type::error();
