@@ -39,17 +39,23 @@ std::optional<kir::Tile> Lowerer::futureTile(const sema::Symbol* future, Storage
   type.elem = src.buffer->elem;
   kir::Buffer* buffer = futureStorage(future, type, loc);
   if (!buffer) return std::nullopt;
+  return wholeStorageTile(buffer, src);
+}
+
+/// The tile of all of `storage`, a copy's new destination, with the extents
+/// of its source `src` (a run-time one: the storage's own).
+kir::Tile Lowerer::wholeStorageTile(const kir::Buffer* storage, const kir::Tile& src) {
   kir::Tile t;
-  t.buffer = buffer;
+  t.buffer = storage;
   t.offset = m().intc(0);
   t.extents = src.extents;
   for (size_t d = 0; d < src.extents.size(); ++d)
-    t.runtimeExtents.push_back(src.extents[d] >= 0 ? nullptr : buffer->shape[d]);
-  t.strides = buffer->strides;
+    t.runtimeExtents.push_back(src.extents[d] >= 0 ? nullptr : storage->shape[d]);
+  t.strides = storage->strides;
   t.valid.assign(t.extents.size(), nullptr);
   // A swizzled WGMMA operand tile is placed by its 2-D origin: the whole
   // buffer starts at (0, 0).
-  if (buffer->swizzleBytes) t.row0 = t.col0 = m().intc(0);
+  if (storage->swizzleBytes) t.row0 = t.col0 = m().intc(0);
   return t;
 }
 
@@ -78,15 +84,7 @@ std::optional<kir::Tile> Lowerer::unnamedCopyTile(const ast::DmaStmt* d, const k
   if (space == kir::Space::Shared) kernel_->sharedBuffers.push_back(storage);
   else declareLocalBuffer(storage, d->loc());
   out_ = saved;
-  kir::Tile t;
-  t.buffer = storage;
-  t.offset = m().intc(0);
-  t.extents = src.extents;
-  for (size_t i = 0; i < src.extents.size(); ++i)
-    t.runtimeExtents.push_back(src.extents[i] >= 0 ? nullptr : storage->shape[i]);
-  t.strides = storage->strides;
-  t.valid.assign(t.extents.size(), nullptr);
-  return t;
+  return wholeStorageTile(storage, src);
 }
 
 kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc) {

@@ -249,6 +249,7 @@ class Lowerer {
   void emitCopy(const kir::Tile& dst, const kir::Tile& src, kir::Scope scope, bool async, bool zfill,
                 llvm::SMLoc loc);
   std::optional<kir::Tile> unnamedCopyTile(const ast::DmaStmt* d, const kir::Tile& src);
+  kir::Tile wholeStorageTile(const kir::Buffer* storage, const kir::Tile& src);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);
   /// The whole new buffer a copy of `src` into fresh `storage` (`f = dma.copy
   /// src => shared`) writes, as a tile; nullopt after a diagnostic.
