@@ -356,6 +356,21 @@ std::optional<std::string> notAtLaunch(const Expr* e, const llvm::StringSet<>& p
 }
 }  // namespace
 
+void Lowerer::checkIndexAtLaunch(const Expr* index, std::int64_t bound, llvm::StringRef array, size_t dim,
+                                 const ast::Expr* source) {
+  // Constant indices are checked at compile time, indices that vary inside
+  // the kernel are not checked at this level.
+  if (!options_.entryChecks || !kernel_ || index->isConst() || notAtLaunch(index, kernelParamNames_)) return;
+  std::string text(source->range().Start.getPointer(), source->range().End.getPointer());
+  std::string message = llvm::formatv("index `{0}` is out of bounds of dimension {1} of array `{2}`, whose valid range is [0, {3})",
+                                      text, dim, array, bound)
+                            .str();
+  for (const auto& c : launchChecks_)
+    if (c.second == message) return;
+  const Expr* inside = m().logicalAnd(m().lt(m().intc(-1), index), m().lt(index, m().intc(bound)));
+  launchChecks_.push_back({inside, std::move(message)});
+}
+
 bool Lowerer::sizedAtLaunch(const kir::Buffer* b, llvm::StringRef name, llvm::SMRange range) {
   if (!b->runtimeElements) return true;
   std::optional<std::string> v = notAtLaunch(b->runtimeElements, kernelParamNames_);

@@ -285,6 +285,7 @@ std::optional<Lowerer::EventRef> Lowerer::lowerEventRef(const ast::Expr* e) {
   }
   ref.index = index ? lowerInt(index) : m().intc(0);
   if (!ref.index) return std::nullopt;
+  if (index && info.array) checkIndexAtLaunch(ref.index, info.elements, sym->name, 0, index);
   return ref;
 }
 

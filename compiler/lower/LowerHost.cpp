@@ -304,6 +304,14 @@ void Lowerer::lowerLaunch(const ParallelStmt* p) {
   for (const sema::KernelInfo& k : functionInfo_->kernels) {
     if (k.root != p) continue;
     lowerKernel(p, k);
+    // The indices the kernel takes into arrays of buffers or events that the
+    // wrapper knows (spec 17.4, level `entry`), checked before the launch.
+    for (auto& [cond, message] : launchChecks_) {
+      kir::HostStmt& h = appendHostStmt(kir::HostStmt::Kind::CheckShape);
+      h.cond = cond;
+      h.message = message;
+    }
+    launchChecks_.clear();
     kir::HostStmt launch;
     launch.kind = kir::HostStmt::Kind::Launch;
     launch.loc = p->loc();

@@ -145,6 +145,11 @@ class Lowerer {
   /// Whether `b`, if it has a run-time size, is sized by values its kernel
   /// has when it starts; reports the first value that is not otherwise.
   bool sizedAtLaunch(const kir::Buffer* b, llvm::StringRef name, llvm::SMRange range);
+  /// An index into an array of buffers or events that the kernel has when it
+  /// starts and that is not constant: the wrapper checks it before the
+  /// launch (`launchChecks_`).
+  void checkIndexAtLaunch(const Expr* index, std::int64_t bound, llvm::StringRef array, size_t dim,
+                          const ast::Expr* source);
 
   // ---- Parallel levels (LowerParallel.cpp) ----
   bool groupedBlockOrder(const sema::ParallelLevelInfo& info) const;
@@ -202,7 +207,7 @@ class Lowerer {
   /// Limits the valid part of each dimension whose box is a bound of a
   /// run-time extent to that extent.
   void limitToRuntimeExtents(kir::Tile& tile);
-  const sema::Symbol* rootSymbol(const ast::Expr* e, const ast::SubscriptExpr** subscript) const;
+  const sema::Symbol* rootSymbol(const ast::Expr* e, std::vector<const ast::Expr*>* arrayIndices) const;
   const kir::Buffer* bufferFor(const sema::Symbol* s) const;
   /// Records the views bound to names (`ref = buf.subspan(R, C).at(s, 0);`)
   /// before the pre-passes that look for the buffers copies and MMAs use,
@@ -535,6 +540,9 @@ class Lowerer {
   /// The names of the current kernel's parameters before its body is
   /// lowered (the wrapper's values it reads): the names `fresh` makes in the
   /// kernel skip them.
+  /// The current kernel's array indices the wrapper checks before its launch:
+  /// the condition, and what the failure says.
+  std::vector<std::pair<const Expr*, std::string>> launchChecks_;
   llvm::StringSet<> kernelParamNames_;
 
   /// The C++ names of the symbols of the current function's wrapper and,

@@ -128,6 +128,7 @@ void Lowerer::kernelParams(kir::Kernel& k) {
 
 void Lowerer::resetKernelState(const ParallelStmt* root, const sema::KernelInfo& info) {
   prologue_.clear();
+  launchChecks_.clear();
   frames_.clear();
   anyAsyncCopy_ = false;
   asyncFutures_.clear();

@@ -11,7 +11,7 @@ namespace croqc::lower {
 
 using namespace ast;
 
-const sema::Symbol* Lowerer::rootSymbol(const ast::Expr* e, const SubscriptExpr** subscript) const {
+const sema::Symbol* Lowerer::rootSymbol(const ast::Expr* e, std::vector<const ast::Expr*>* arrayIndices) const {
   while (e) {
     switch (e->kind()) {
       case NodeKind::NameExpr: {
@@ -24,10 +24,13 @@ const sema::Symbol* Lowerer::rootSymbol(const ast::Expr* e, const SubscriptExpr*
       case NodeKind::MethodExpr: e = llvm::cast<MethodExpr>(e)->base; break;
       case NodeKind::MemberExpr: e = llvm::cast<MemberExpr>(e)->base; break;
       case NodeKind::ElementOfExpr: e = llvm::cast<ElementOfExpr>(e)->base; break;
-      case NodeKind::SubscriptExpr:
-        if (subscript && !*subscript) *subscript = llvm::cast<SubscriptExpr>(e);
-        e = llvm::cast<SubscriptExpr>(e)->base;
+      case NodeKind::SubscriptExpr: {
+        // `b[i][j]` is `[j]` of `b[i]`: the walk meets the last indices first.
+        const auto* s = llvm::cast<SubscriptExpr>(e);
+        if (arrayIndices) arrayIndices->insert(arrayIndices->begin(), s->indices.begin(), s->indices.end());
+        e = s->base;
         break;
+      }
       default: return nullptr;
     }
   }
@@ -71,8 +74,8 @@ bool denseRows(const kir::Buffer* b) {
 
 std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef what, std::int64_t lastExtent) {
   const sema::Type* t = sema_.typeOf(e);
-  const SubscriptExpr* sub = nullptr;
-  const sema::Symbol* root = rootSymbol(e, &sub);
+  std::vector<const ast::Expr*> arrayIndices;
+  const sema::Symbol* root = rootSymbol(e, &arrayIndices);
   const kir::Buffer* buf = root ? bufferFor(root) : nullptr;
   if (root && failed_.count(root)) return std::nullopt;
   if (!t || !buf ||
@@ -85,9 +88,13 @@ std::optional<kir::Tile> Lowerer::lowerTile(const ast::Expr* e, llvm::StringRef 
   kir::Tile tile;
   tile.buffer = buf;
   tile.offset = m().intc(0);
-  if (sub && !buf->arrayDims.empty()) {
+  if (!arrayIndices.empty() && !buf->arrayDims.empty()) {
     std::vector<const Expr*> idx;
-    for (const ast::Expr* i : sub->indices) idx.push_back(lowerInt(i));
+    for (size_t k = 0; k < arrayIndices.size(); ++k) {
+      idx.push_back(lowerInt(arrayIndices[k]));
+      if (k < buf->arrayDims.size())
+        checkIndexAtLaunch(idx.back(), buf->arrayDims[k], root->name, k, arrayIndices[k]);
+    }
     tile.offset = slotOffset(m(), buf, idx);
   }
   for (size_t i = 0; i < t->shape.size(); ++i) {
