@@ -357,6 +357,9 @@ void Emitter::scalar(const Stmt* s) {
                  .str());
         return;
       }
+      // An array the kernel never names (`local f32 [4] z;` left unused)
+      // gets [[maybe_unused]], as an unused let does.
+      noteLet(s->buffer->name);
       line(cxxElementType(s->buffer->elem) + " " + s->buffer->name + "[" +
            std::to_string(s->buffer->totalElements()) + "];");
       return;
