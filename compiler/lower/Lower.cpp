@@ -99,13 +99,16 @@ std::string Lowerer::sourceLine(llvm::SMLoc loc) const {
   return text;
 }
 
+llvm::StringRef Lowerer::sourceFileName(llvm::SMLoc loc) const {
+  unsigned id = sm_.FindBufferContainingLoc(loc);
+  return id ? llvm::sys::path::filename(sm_.getMemoryBuffer(id)->getBufferIdentifier()) : "";
+}
+
 void Lowerer::comment(const Node* n) {
   if (!n || !n->loc().isValid()) return;
   unsigned line = sm_.getLineAndColumn(n->loc()).first;
-  unsigned id = sm_.FindBufferContainingLoc(n->loc());
-  llvm::StringRef file = id ? sm_.getMemoryBuffer(id)->getBufferIdentifier() : "";
   Stmt* c = emit(StmtKind::Comment, n->loc());
-  c->text = llvm::formatv("{0}:{1}: {2}", llvm::sys::path::filename(file), line, sourceLine(n->loc())).str();
+  c->text = llvm::formatv("{0}:{1}: {2}", sourceFileName(n->loc()), line, sourceLine(n->loc())).str();
 }
 
 void Lowerer::unreachable(const char* what) {
@@ -361,9 +364,8 @@ void Lowerer::checkIndexAtLaunch(const Expr* index, std::int64_t bound, llvm::St
   // Constant indices are checked at compile time, indices that vary inside
   // the kernel are not checked at this level.
   if (!options_.entryChecks || !kernel_ || index->isConst() || notAtLaunch(index, kernelParamNames_)) return;
-  std::string text(source->range().Start.getPointer(), source->range().End.getPointer());
   std::string message = llvm::formatv("index `{0}` is out of bounds of dimension {1} of array `{2}`, whose valid range is [0, {3})",
-                                      text, dim, array, bound)
+                                      sourceText(source->range()), dim, array, bound)
                             .str();
   for (const auto& c : launchChecks_)
     if (c.second == message) return;
@@ -407,9 +409,10 @@ void Lowerer::lowerSpannedDecl(const SpannedDeclStmt* d) {
       unreachable("a buffer whose shape is neither constant nor known at the launch");
     }
     if (!sizedAtLaunch(b, sym->name, d->decls[i].range)) continue;
-    if (b->runtimeElements && space == kir::Space::Local) b->name = fresh(nameFor(sym));
+    // Shared buffers and run-time sized local ones are declared at the top
+    // of the kernel: a name of their own there.
+    if (space == kir::Space::Shared || b->runtimeElements) b->name = fresh(nameFor(sym));
     if (space == kir::Space::Shared) {
-      b->name = fresh(nameFor(sym));
       b->reusable = true;
       kernel_->sharedBuffers.push_back(b);
     } else {
@@ -500,16 +503,7 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
       kir::ScalarType t = sym->type.kind == sema::TypeKind::Element ? kir::ScalarType::element(sym->type.elem)
                                                                      : kir::ScalarType::integer();
       const Expr* v = lowerExpr(a->value);
-      Stmt* s = emit(StmtKind::Assign, a->loc());
-      s->var = nameFor(sym);
-      s->op = op;
-      if (t.isElem() && kir::computeType(t.elem) != t.elem) {
-        // 16-bit floats: compute in f32, store converted.
-        const Expr* cur = m().convert(m().var(s->var, t), kir::ScalarType::element(kir::computeType(t.elem)));
-        if (op != "=") v = m().binary(llvm::StringRef(op).drop_back(), cur, m().convert(v, cur->type), cur->type);
-        s->op = "=";
-      }
-      s->value = m().convert(v, t);
+      assignScalar(nameFor(sym), t, op, v, a->loc());
       return;
     }
   }
@@ -562,6 +556,20 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
     s->op = "=";
     s->value = m().convert(v, t);
   });
+}
+
+void Lowerer::assignScalar(const std::string& var, kir::ScalarType t, llvm::StringRef op, const Expr* v,
+                           llvm::SMLoc loc) {
+  Stmt* s = emit(StmtKind::Assign, loc);
+  s->var = var;
+  s->op = op.str();
+  if (t.isElem() && kir::computeType(t.elem) != t.elem) {
+    // 16-bit floats: compute in f32, store converted.
+    const Expr* cur = m().convert(m().var(s->var, t), kir::ScalarType::element(kir::computeType(t.elem)));
+    if (op != "=") v = m().binary(op.drop_back(), cur, m().convert(v, cur->type), cur->type);
+    s->op = "=";
+  }
+  s->value = m().convert(v, t);
 }
 
 void Lowerer::lowerForeach(const ForeachStmt* f) {

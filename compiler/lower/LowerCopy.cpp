@@ -74,17 +74,26 @@ std::optional<kir::Tile> Lowerer::unnamedCopyTile(const ast::DmaStmt* d, const k
   kir::Buffer* storage = makeBuffer(nullptr, space, src.buffer->elem, shape, {}, d->loc());
   storage->name = fresh("copy_storage");
   storage->sourceName = "=> " + kir::spaceName(space).str();
+  if (!placeCopyStorage(storage, storage->sourceName, d->source->range(), d->loc())) return std::nullopt;
+  return wholeStorageTile(storage, src);
+}
+
+/// Places `storage`, a copy's new destination buffer, in the kernel: among
+/// its shared buffers, or declared at its top (local). False, with the error
+/// reported, when its size is not known at the launch.
+bool Lowerer::placeCopyStorage(kir::Buffer* storage, llvm::StringRef name, llvm::SMRange range, llvm::SMLoc loc) {
   if (storage->slotElements <= 0 && !storage->runtimeElements) {
-    if (diags_.hasErrors()) return std::nullopt;
+    // Sema rejects such a copy; an error reported on its values may leave one.
+    if (diags_.hasErrors()) return false;
     unreachable("a copy into a new buffer whose shape is neither constant nor known at the launch");
   }
-  if (!sizedAtLaunch(storage, storage->sourceName, d->source->range())) return std::nullopt;
+  if (!sizedAtLaunch(storage, name, range)) return false;
   std::vector<Stmt*>* saved = out_;
   out_ = &prologue_;
-  if (space == kir::Space::Shared) kernel_->sharedBuffers.push_back(storage);
-  else declareLocalBuffer(storage, d->loc());
+  if (storage->space == kir::Space::Shared) kernel_->sharedBuffers.push_back(storage);
+  else declareLocalBuffer(storage, loc);
   out_ = saved;
-  return wholeStorageTile(storage, src);
+  return true;
 }
 
 kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc) {
@@ -107,12 +116,8 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
       storage->alignBytes = 1024;
     }
   }
-  if (storage->slotElements <= 0 && !storage->runtimeElements) {
-    // Sema rejects such a copy; an error reported on its values may leave one.
-    if (diags_.hasErrors()) return nullptr;
-    unreachable("a copy into a new buffer whose shape is neither constant nor known at the launch");
-  }
-  if (!sizedAtLaunch(storage, "=> " + kir::spaceName(storage->space).str(), llvm::SMRange(loc, loc))) return nullptr;
+  if (!placeCopyStorage(storage, "=> " + kir::spaceName(storage->space).str(), llvm::SMRange(loc, loc), loc))
+    return nullptr;
   // The future's name is a pointer to its current storage.
   kir::Buffer* view = makeBuffer(future, space, type.elem, type.shape, {}, loc);
   view->name = fresh(future->name);
@@ -124,11 +129,6 @@ kir::Buffer* Lowerer::futureStorage(const sema::Symbol* future, const sema::Type
   view->alignBytes = storage->alignBytes;
   std::vector<Stmt*>* saved = out_;
   out_ = &prologue_;
-  if (space == kir::Space::Shared) {
-    kernel_->sharedBuffers.push_back(storage);
-  } else {
-    declareLocalBuffer(storage, loc);
-  }
   view->pointer = true;
   Stmt* ptr = emit(StmtKind::BufferPointer, loc);
   ptr->buffer = view;

@@ -288,14 +288,14 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
 /// statement of its own does (lowerIncrementStmt); as a value it is reported.
 bool Lowerer::incrementInPlace(const Expr* v, const ast::Expr* e) {
   if (!v->type.isElem() || kir::computeType(v->type.elem) == v->type.elem) return true;
-  std::string text(e->range().Start.getPointer(), e->range().End.getPointer());
+  std::string text = sourceText(e->range());
   unsupported(DiagKind::err_unsupported_increment_value, e->range(), text, tokenKindSpelling(v->type.elem), text);
   return false;
 }
 
-/// `v++;`, `--v;` as a statement of their own: `v = v + 1` (computed in f32
-/// for a 16-bit or narrower float), or nothing when `e` is no increment of
-/// such a scalar name.
+/// `v++;`, `--v;` as a statement of their own of a 16-bit or narrower float
+/// `v`: `v += 1` (computed in f32, assignScalar), or nothing when `e` is no
+/// increment of such a scalar name.
 bool Lowerer::lowerIncrementStmt(const ast::Expr* e) {
   const ast::Expr* operand = nullptr;
   TokenKind op = TokenKind::eof;
@@ -310,13 +310,7 @@ bool Lowerer::lowerIncrementStmt(const ast::Expr* e) {
     return false;
   const Expr* v = lowerExpr(operand);
   if (v->kind != kir::ExprKind::Var || !v->type.isElem() || kir::computeType(v->type.elem) == v->type.elem) return false;
-  kir::ScalarType ct = kir::ScalarType::element(kir::computeType(v->type.elem));
-  Stmt* s = emit(StmtKind::Assign, e->loc());
-  s->var = v->name;
-  s->op = "=";
-  s->value = m().convert(m().binary(op == TokenKind::plusplus ? "+" : "-", m().convert(v, ct),
-                                    m().convert(m().intc(1), ct), ct),
-                         v->type);
+  assignScalar(v->name, v->type, op == TokenKind::plusplus ? "+=" : "-=", m().intc(1), e->loc());
   return true;
 }
 

@@ -7,7 +7,6 @@
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FormatVariadic.h>
-#include <llvm/Support/Path.h>
 
 #include <cstdio>
 
@@ -450,11 +449,8 @@ void Lowerer::lowerAssert(const ast::AssertStmt* a) {
   if (sema_.provenAsserts.contains(a)) return;
   const Expr* cond = lowerCondition(a->cond);
   std::string format;
-  if (auto [line, col] = sm_.getLineAndColumn(a->loc()); line) {
-    unsigned id = sm_.FindBufferContainingLoc(a->loc());
-    llvm::StringRef file = id ? sm_.getMemoryBuffer(id)->getBufferIdentifier() : "";
-    appendFormatText(format, llvm::formatv("{0}:{1}:{2}: ", llvm::sys::path::filename(file), line, col).str());
-  }
+  if (auto [line, col] = sm_.getLineAndColumn(a->loc()); line)
+    appendFormatText(format, llvm::formatv("{0}:{1}:{2}: ", sourceFileName(a->loc()), line, col).str());
   format += "assertion failed: ";
   appendFormatText(format, a->message);
   format += "\\n";

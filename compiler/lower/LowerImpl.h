@@ -47,12 +47,14 @@ struct LevelFrame {
   std::int64_t parentSpan = 1;
 };
 
+/// The expression `e` as a message quotes it (one line, as sema prints it).
+std::string exprText(const ast::Expr* e);
+/// The source text of `r`, as written.
+inline std::string sourceText(llvm::SMRange r) { return std::string(r.Start.getPointer(), r.End.getPointer()); }
+
 /// How an operand fragment is used by the MMAs of a function: A, B, the
 /// accumulator or the metadata of a sparse A (E), and stored MN-major (`col`
 /// layout of A, `col` of B in `row.col`).
-/// The expression `e` as a message quotes it (one line, as sema prints it).
-std::string exprText(const ast::Expr* e);
-
 struct MmaOperandUse {
   kir::FragRole role;
   bool transposed;
@@ -123,6 +125,9 @@ class Lowerer {
   void lowerScalarDecl(const ast::ScalarDeclStmt* d);
   void lowerSpannedDecl(const ast::SpannedDeclStmt* d);
   void lowerAssign(const ast::AssignStmt* a);
+  /// `var op value` (`op`: `=`, `+=`, ...) of a scalar variable of type `t`;
+  /// a 16-bit or narrower float is computed in f32 and stored converted.
+  void assignScalar(const std::string& var, kir::ScalarType t, llvm::StringRef op, const Expr* v, llvm::SMLoc loc);
   void lowerForeach(const ast::ForeachStmt* f);
   std::vector<Stmt*>* loopOverTuple(const sema::Symbol* tuple, const ast::ForeachStmt* f, bool unroll,
                                     std::vector<Stmt*>* into,
@@ -255,6 +260,7 @@ class Lowerer {
                 llvm::SMLoc loc);
   std::optional<kir::Tile> unnamedCopyTile(const ast::DmaStmt* d, const kir::Tile& src);
   kir::Tile wholeStorageTile(const kir::Buffer* storage, const kir::Tile& src);
+  bool placeCopyStorage(kir::Buffer* storage, llvm::StringRef name, llvm::SMRange range, llvm::SMLoc loc);
   kir::Buffer* futureStorage(const sema::Symbol* future, const sema::Type& type, llvm::SMLoc loc);
   /// The whole new buffer a copy of `src` into fresh `storage` (`f = dma.copy
   /// src => shared`) writes, as a tile; nullopt after a diagnostic.
@@ -492,6 +498,8 @@ class Lowerer {
     out_ = saved;
   }
   void comment(const ast::Node* n);
+  /// The name (without directories) of the file that `loc` is in.
+  llvm::StringRef sourceFileName(llvm::SMLoc loc) const;
   std::string sourceLine(llvm::SMLoc loc) const;
   std::string fresh(llvm::StringRef base);
   /// Reports a construct lowering cannot generate code for: `kind` is one of

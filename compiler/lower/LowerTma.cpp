@@ -113,11 +113,6 @@ kir::Buffer* Lowerer::newMbarrier(llvm::StringRef base) {
   return bar;
 }
 
-namespace {
-
-std::string sourceText(llvm::SMRange r) { return std::string(r.Start.getPointer(), r.End.getPointer()); }
-
-}  // namespace
 
 std::string Lowerer::viewOriginText(const ast::Expr* e, unsigned d) const {
   const sema::Type* t = sema_.typeOf(e);

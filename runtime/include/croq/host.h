@@ -680,9 +680,9 @@ class device_buffer {
   cudaStream_t stream_ = nullptr;
 };
 
-// One shared buffer whose size is known at the launch, for the message of
-// check_shared_memory.
-struct shared_buffer_size {
+// One buffer whose size is known at the launch, for the messages of
+// check_shared_memory and reserve_thread_stack.
+struct buffer_size {
   const char* name;
   const char* shape;
   std::size_t bytes;
@@ -693,7 +693,7 @@ struct shared_buffer_size {
 // may have, prints which buffers need how much and exits (instead of a launch
 // that fails with an opaque error).
 inline void check_shared_memory(const char* function, const char* kernel, std::size_t bytes,
-                                std::initializer_list<shared_buffer_size> buffers) {
+                                std::initializer_list<buffer_size> buffers) {
   int device = 0;
   int limit = 0;
   CROQ_CUDA_CHECK(cudaGetDevice(&device));
@@ -701,23 +701,15 @@ inline void check_shared_memory(const char* function, const char* kernel, std::s
   if (bytes <= static_cast<std::size_t>(limit)) return;
   std::fprintf(stderr, "croq: %s: kernel %s needs %zu bytes of shared memory, more than the %d bytes a block can have on this device:\n",
                function, kernel, bytes, limit);
-  for (const shared_buffer_size& b : buffers)
+  for (const buffer_size& b : buffers)
     std::fprintf(stderr, "  shared buffer `%s` (%s): %zu bytes\n", b.name, b.shape, b.bytes);
   std::fprintf(stderr, "  (buffers of constant size and alignment: %zu bytes)\n", [&] {
     std::size_t rest = bytes;
-    for (const shared_buffer_size& b : buffers) rest -= b.bytes < rest ? b.bytes : rest;
+    for (const buffer_size& b : buffers) rest -= b.bytes < rest ? b.bytes : rest;
     return rest;
   }());
   std::exit(EXIT_FAILURE);
 }
-
-// One local buffer whose size is known at the launch, for the message of
-// reserve_thread_stack.
-struct local_buffer_size {
-  const char* name;
-  const char* shape;
-  std::size_t bytes;
-};
 
 // Before launching `kernel` (`kernel_ptr`) of `__co__` function `function`,
 // whose threads allocate `bytes` of run-time sized local buffers on their
@@ -726,7 +718,7 @@ struct local_buffer_size {
 // limit when it is smaller. When the device refuses, prints which buffers
 // need how much and exits, instead of a kernel that overflows its stack.
 inline void reserve_thread_stack(const char* function, const char* kernel, const void* kernel_ptr, std::size_t bytes,
-                                 std::initializer_list<local_buffer_size> buffers) {
+                                 std::initializer_list<buffer_size> buffers) {
   cudaFuncAttributes attributes{};
   CROQ_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel_ptr));
   const std::size_t need = attributes.localSizeBytes + bytes + 1024;
@@ -740,7 +732,7 @@ inline void reserve_thread_stack(const char* function, const char* kernel, const
                "croq: %s: kernel %s needs %zu bytes of stack per thread for its local buffers of run-time size, "
                "and the device refused a stack that large (%s):\n",
                function, kernel, need, cudaGetErrorString(e));
-  for (const local_buffer_size& b : buffers)
+  for (const buffer_size& b : buffers)
     std::fprintf(stderr, "  local buffer `%s` (%s): %zu bytes\n", b.name, b.shape, b.bytes);
 #if defined(CROQ_CPU_RUNTIME)
   std::fprintf(stderr, "  (the CPU target gives each thread $CROQ_CPU_STACK_KB kilobytes of stack, less 64 KB)\n");
