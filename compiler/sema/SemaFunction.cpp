@@ -91,7 +91,7 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
         t.elem = p.type.elem;
         t.storage = p.storage == Storage::None ? Storage::Global : p.storage;
         t.hostParam = p.storage == Storage::None;
-        bool dynamic = false;
+        bool unbounded = false;  // a `??` dimension: Croqtile gives it no value
         unsigned rank = p.type.kind == TypeRef::Kind::RankedSpan ? p.type.rank : p.type.dims.size();
         if (rank == 0)
           report(p.type.range, DiagKind::err_empty_shape, name.empty() ? std::string("a parameter") : "`" + name.str() + "`",
@@ -99,7 +99,8 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
         for (unsigned d = 0; d < rank; ++d) {
           const Expr* dim = p.type.kind == TypeRef::Kind::Spanned ? p.type.dims[d] : nullptr;
           if (!dim || llvm::isa<DynamicDimExpr>(dim)) {
-            dynamic = true;
+            const auto* dyn = llvm::dyn_cast_or_null<DynamicDimExpr>(dim);
+            unbounded = unbounded || (dyn && dyn->unbounded);
             t.shape.push_back(sym().freshSymbol(name.empty() ? "?" : (name.str() + ".span(" + std::to_string(d) + ")"),
                                                 1));
             continue;
@@ -130,7 +131,7 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
             report(dim->range(), DiagKind::err_buffer_dim_not_positive, d, name, *c);
           t.shape.push_back(v);
         }
-        if (dynamic && p.storage != Storage::Global)
+        if (unbounded && p.storage != Storage::Global)
           report(p.range, DiagKind::err_param_dynamic_not_global, name.empty() ? "<unnamed>" : name);
         break;
       }
