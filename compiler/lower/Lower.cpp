@@ -530,17 +530,20 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
     if (!diags_.hasErrors()) unreachable("an assignment to a target other than a scalar name or an element");
     return;
   }
-  if (host_) {
-    unsupported(DiagKind::err_unsupported_element_assign_host, a->range());
-    return;
-  }
   const Expr* v = lowerExpr(a->value);
   kir::ScalarType t = kir::ScalarType::element(buffer->elem);
   if (op != "=") {
     kir::ScalarType ct = kir::ScalarType::element(kir::computeType(buffer->elem));
-    v = m().binary(llvm::StringRef(op).drop_back(), m().convert(m().load(buffer, index), ct), m().convert(v, ct), ct);
+    v = m().binary(llvm::StringRef(op).drop_back(), m().convert(loadElement(buffer, index), ct),
+                   m().convert(v, ct), ct);
   }
   if (buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(buffer));
+  if (host_) {
+    // One element of device memory, written by the host.
+    emit(StmtKind::Eval, a->loc())->value =
+        m().intrinsic("host_store", {m().var(buffer->name), index, m().convert(v, t)}, kir::ScalarType{kir::ScalarType::Kind::Void, TokenKind::eof});
+    return;
+  }
   const Expr* leader = buffer->space == kir::Space::Local ? nullptr : leaderCondition();
   std::vector<Stmt*>* target_out = out_;
   Stmt* guard = nullptr;

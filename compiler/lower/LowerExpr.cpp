@@ -391,7 +391,7 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
         if (sub) {
           const kir::Buffer* buffer = nullptr;
           const Expr* index = elementIndex(sub->base, sub->indices, &buffer);
-          if (index && buffer) return loadElement(buffer, index, e->range());
+          if (index && buffer) return loadElement(buffer, index);
         }
       }
       break;
@@ -417,15 +417,12 @@ const Expr* Lowerer::lowerElementAccess(const MethodExpr* mm) {
   const kir::Buffer* buffer = nullptr;
   const Expr* index = elementIndex(mm->base, mm->args, &buffer);
   if (!index || !buffer) return m().intc(0);
-  return loadElement(buffer, index, mm->range());
+  return loadElement(buffer, index);
 }
 
-const Expr* Lowerer::loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where) {
-  if (host_) {
-    // Host code sees shapes and integers; elements live on the device.
-    unsupported(DiagKind::err_unsupported_element_read_host, where);
-    return m().intc(0);
-  }
+const Expr* Lowerer::loadElement(const kir::Buffer* buffer, const Expr* index) {
+  // Elements live on the device: host code reads them one at a time.
+  if (host_) return m().intrinsic("host_load", {m().var(buffer->name), index}, kir::ScalarType::element(buffer->elem));
   return m().load(buffer, index);
 }
 

@@ -105,7 +105,7 @@ class Lowerer {
   void emitElementCopy(const kir::Tile& dst, const kir::Tile& src, std::int64_t threads, const Expr* rank, bool zfill,
                        llvm::SMLoc loc);
   /// `buffer[index]` as a value (device code only).
-  const Expr* loadElement(const kir::Buffer* buffer, const Expr* index, llvm::SMRange where);
+  const Expr* loadElement(const kir::Buffer* buffer, const Expr* index);
   void lowerKernel(const ast::ParallelStmt* root, const sema::KernelInfo& info);
   /// The kernel's name, block size, grid and cluster.
   void kernelLaunchShape(kir::Kernel& k, const ast::ParallelStmt* root, const sema::KernelInfo& info);

@@ -680,6 +680,33 @@ class device_buffer {
   cudaStream_t stream_ = nullptr;
 };
 
+// Host code of a `__co__` function reads and writes single elements of
+// device memory (spec 8.7): after all the device work queued before it (the
+// whole device waits), and finished before the host goes on, one element per
+// transfer. A loop over many elements pays a round trip for each.
+template <typename T>
+T host_load(const T* device_ptr, long long index) {
+  CROQ_CUDA_CHECK(cudaDeviceSynchronize());
+  T value;
+  CROQ_CUDA_CHECK(cudaMemcpy(&value, device_ptr + index, sizeof(T), cudaMemcpyDeviceToHost));
+  return value;
+}
+template <typename T>
+T host_load(const device_buffer<T>& buffer, long long index) {
+  return host_load(static_cast<const T*>(buffer.get()), index);
+}
+template <typename T, typename V>
+void host_store(T* device_ptr, long long index, V value) {
+  const T v = detail::convert_to<T>(value);
+  CROQ_CUDA_CHECK(cudaDeviceSynchronize());
+  CROQ_CUDA_CHECK(cudaMemcpy(device_ptr + index, &v, sizeof(T), cudaMemcpyHostToDevice));
+  CROQ_CUDA_CHECK(cudaDeviceSynchronize());
+}
+template <typename T, typename V>
+void host_store(device_buffer<T>& buffer, long long index, V value) {
+  host_store(buffer.get(), index, value);
+}
+
 // One buffer whose size is known at the launch, for the messages of
 // check_shared_memory and reserve_thread_stack.
 struct buffer_size {
