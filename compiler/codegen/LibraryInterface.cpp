@@ -6,6 +6,8 @@
 #include "codegen/LibraryInterface.h"
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSet.h>
 #include <llvm/Support/Casting.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
@@ -162,17 +164,29 @@ std::optional<Entry> describeEntry(const kir::Function& f, const sema::FunctionI
   return e;
 }
 
-/// Every function's entry, in file order.
+/// Every function's entry, in file order. C has no overloading: the
+/// overloads of a name get `croq_NAME_1`, `croq_NAME_2`, ... in file order,
+/// skipping the entry names of other functions (a function `NAME_1`).
 std::optional<std::vector<Entry>> describeEntries(const kir::Module& module, const sema::SemaResult& sema,
                                                   LibraryProblem& problem) {
   std::vector<Entry> entries;
+  llvm::StringMap<unsigned> overloads;
+  for (const auto& f : module.functions) ++overloads[f->name];
+  llvm::StringSet<> taken;
+  for (const auto& f : module.functions)
+    if (overloads[f->name] == 1) taken.insert("croq_" + f->name);
   for (const auto& f : module.functions) {
     const sema::FunctionInfo* info = nullptr;
     for (const sema::FunctionInfo& fi : sema.functions)
-      if (fi.decl && fi.decl->name == f->name) info = &fi;
+      if (fi.decl && fi.decl->name == f->name && fi.decl->loc() == f->loc) info = &fi;
     if (!info) continue;
     std::optional<Entry> e = describeEntry(*f, *info, problem);
     if (!e) return std::nullopt;
+    if (overloads[f->name] > 1) {
+      std::string base = e->name;
+      for (unsigned k = 1; !taken.insert(e->name = base + "_" + std::to_string(k)).second; ++k) {
+      }
+    }
     entries.push_back(std::move(*e));
   }
   return entries;
