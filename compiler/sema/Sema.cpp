@@ -343,6 +343,9 @@ void Checker::checkAssign(const AssignStmt* a) {
           .note(existing->loc, DiagKind::note_previous_declaration, name->name);
       return;
     }
+    if (existing->type.kind == TypeKind::Element &&
+        !checkIntegerOperands(a->op, {{a->target, &existing->type}, {a->value, &value}}))
+      return;
     if (existing->type.kind == TypeKind::Element) checkConversion(value, existing->type.elem, a->value->range());
     // `acc += v;` updates every element of an accumulator (spec 13.10).
     if (existing->type.kind == TypeKind::Accumulator && a->op != TokenKind::equal) {
@@ -367,6 +370,7 @@ void Checker::checkAssign(const AssignStmt* a) {
   const bool elementAccess =
       (method && method->method == TokenKind::m_at) || llvm::isa<SubscriptExpr>(a->target);
   if (target.kind == TypeKind::Element && elementAccess) {
+    if (!checkIntegerOperands(a->op, {{a->target, &target}, {a->value, &value}})) return;
     checkConversion(value, target.elem, a->value->range());
     return;
   }

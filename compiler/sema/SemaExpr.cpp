@@ -351,6 +351,21 @@ bool overflowsOnConstants(TokenKind op, const SymExpr* l, const SymExpr* r, cons
 }
 }  // namespace
 
+bool Checker::checkIntegerOperands(TokenKind op, std::initializer_list<std::pair<const Expr*, const Type*>> operands) {
+  switch (op) {
+    case TokenKind::percent: case TokenKind::amp: case TokenKind::pipe: case TokenKind::caret:
+    case TokenKind::lessless: case TokenKind::greatergreater: break;
+    default: return true;
+  }
+  for (const auto& [e, t] : operands) {
+    if (t->kind != TypeKind::Element || isIntegerElem(t->elem)) continue;
+    report(e->range(), DiagKind::err_integer_operator_on_float, tokenKindSpelling(op), exprText(e),
+           tokenKindSpelling(t->elem));
+    return false;
+  }
+  return true;
+}
+
 Type Checker::checkBinary(const BinaryExpr* b) {
   Type lhs = check(b->lhs);
   Type rhs = check(b->rhs);
@@ -391,6 +406,7 @@ Type Checker::checkBinary(const BinaryExpr* b) {
     return Type::error();
   }
   if (isComparison(op)) return Type::simple(TypeKind::Bool);
+  if (!checkIntegerOperands(op, {{b->lhs, &lhs}, {b->rhs, &rhs}})) return Type::error();
   Type t = Type::simple(TypeKind::Element);
   t.elem = promoteElem(lhs.kind == TypeKind::Element ? lhs.elem : TokenKind::eof,
                    rhs.kind == TypeKind::Element ? rhs.elem : TokenKind::eof);

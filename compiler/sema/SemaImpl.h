@@ -7,9 +7,11 @@
 #include <llvm/ADT/StringMap.h>
 
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "basic/Diagnostic.h"
@@ -102,6 +104,9 @@ class Checker {
   Type checkUnary(const ast::UnaryExpr* u);
   Type checkPostfix(const ast::PostfixExpr* p);
   Type checkBinary(const ast::BinaryExpr* b);
+  /// `%`, `&`, `|`, `^`, `<<` and `>>` take integers: reports the first
+  /// floating operand and returns false.
+  bool checkIntegerOperands(TokenKind op, std::initializer_list<std::pair<const ast::Expr*, const Type*>> operands);
   /// An operator on a shape or an ituple (`lhs`), element by element with an integer, ituple or shape.
   Type checkShapeBinary(const ast::BinaryExpr* b, const Type& lhs, const Type& rhs);
   /// An operator on two integers: the symbolic value, with division by zero and overflow of
