@@ -410,7 +410,14 @@ std::optional<Param> Parser::parseParam() {
   if (!t) return std::nullopt;
   p.type = *t;
   if (consumeIf(TokenKind::amp)) p.byRef = true;
-  if (tok().is(TokenKind::identifier)) p.name = consume().text;
+  if (tok().is(TokenKind::identifier)) {
+    p.name = consume().text;
+  } else if (isKeyword(tok().kind) && llvm::isAlpha(tok().text.front()) && pos_ + 1 < toks_.size() &&
+             toks_[pos_ + 1].isOneOf(TokenKind::comma, TokenKind::r_paren)) {
+    // `f32 by)`: a keyword where the parameter's name belongs.
+    error(DiagKind::err_keyword_as_name, "a parameter name", tok().text);
+    consume();
+  }
   p.range = rangeFrom(start);
   return p;
 }
