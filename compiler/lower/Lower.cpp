@@ -486,6 +486,9 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
       let->type = st;
       let->isMutable = sym->isMutable;
       let->value = m().convert(lowerExpr(a->value), st);
+      // An immutable value of the thread index (`producer = g == 0;`) is
+      // known per thread, as the `inthreads` regions that test it need.
+      if (kernel_ && !sym->isMutable) threadLets_[name] = let->value;
       bindValue(sym, m().var(name, st));
       return;
     }

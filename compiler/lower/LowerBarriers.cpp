@@ -63,6 +63,10 @@ void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
   // threads: a named barrier, or nothing for a region of one thread.
   std::int64_t id = 0, threads = kernel_ ? kernel_->threads : 1;
   if (scope == kir::Scope::Warpgroup) {
+    if (!regions_.empty() && regions_.back().unknown) {
+      reportUnknownRegion(regions_.back(), {loc, loc});
+      return;
+    }
     if (!regions_.empty() && (regions_.back().lo % 128 || regions_.back().threads % 128 || !regions_.back().contiguous)) {
       Region& r = regions_.back();
       if (!r.reported) unsupported(DiagKind::err_unsupported_wg_barrier_partial_warpgroups, r.range);
@@ -79,6 +83,10 @@ void Lowerer::barrier(kir::Scope scope, llvm::SMLoc loc) {
     threads = 128;
   } else if (scope == kir::Scope::Cta && !regions_.empty() && regions_.back().barrierId != 0) {
     Region& r = regions_.back();
+    if (r.unknown) {
+      reportUnknownRegion(r, {loc, loc});
+      return;
+    }
     if (r.threads <= 1) return;
     if (r.barrierId < 0) {
       if (!r.reported) unsupported(DiagKind::err_unsupported_barrier_partial_warps, r.range);

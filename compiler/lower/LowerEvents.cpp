@@ -93,6 +93,10 @@ bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Ex
   rank = m().var("tid_");
   if (regions_.empty()) return true;
   Region& r = regions_.back();
+  if (r.unknown) {
+    reportUnknownRegion(r, where);
+    return false;
+  }
   if (!r.contiguous) {
     if (!r.reported) unsupported(DiagKind::err_unsupported_cooperative_in_sparse_inthreads, where);
     r.reported = true;
@@ -101,6 +105,11 @@ bool Lowerer::regionThreads(llvm::SMRange where, std::int64_t& threads, const Ex
   threads = r.threads;
   rank = m().sub(m().var("tid_"), m().intc(r.lo));
   return true;
+}
+
+void Lowerer::reportUnknownRegion(Region& r, llvm::SMRange where) {
+  if (!r.reported) unsupported(DiagKind::err_unsupported_inthreads_runtime_predicate, where);
+  r.reported = true;
 }
 
 void Lowerer::checkRegisterRealloc(llvm::SMRange where) {
@@ -141,7 +150,16 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   }
   if (r.lo < 0) r.lo = r.hi = 0;
   r.contiguous = r.threads == r.hi - r.lo;
-  if (r.threads == kernel_->threads) {
+  // A predicate croqc cannot evaluate per thread (a run-time value) leaves
+  // the region's threads unknown: no barrier or cooperative copy inside it
+  // can be counted, so those are reported rather than assumed block-wide.
+  bool known = true;
+  for (std::int64_t t = 0; known && t < kernel_->threads; ++t) known = threadValue(cond, t).has_value();
+  if (!known) {
+    r.contiguous = false;
+    r.barrierId = -1;
+    r.unknown = true;
+  } else if (r.threads == kernel_->threads) {
     r.barrierId = 0;
   } else if (r.contiguous && r.lo % 32 == 0 && r.threads % 32 == 0) {
     // bar.sync 0 is __syncthreads; ids 1..15 are free.

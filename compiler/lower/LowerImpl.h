@@ -644,8 +644,13 @@ class Lowerer {
     std::int64_t barrierId = 0;
     llvm::SMRange range;
     bool reported = false;
+    /// The predicate depends on a run-time value: which threads run is not
+    /// known, so nothing may be counted over them.
+    bool unknown = false;
   };
   std::vector<Region> regions_;
+  /// Reports the region's unknown threads (once) at `where`.
+  void reportUnknownRegion(Region& r, llvm::SMRange where);
   std::int64_t nextNamedBarrier_ = 1;
   /// The named barrier of warpgroup 0 (warpgroup w uses base + w); 0 until
   /// a warpgroup barrier is needed.

@@ -419,6 +419,7 @@ void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
   if ((value.kind == TypeKind::Int && sym::isUnknown(s->value)) || integerElement)
     s->value = sym().freshSymbol(name->name, std::nullopt);
   if (value.kind == TypeKind::Int) s->type.values = {s->value};
+  if (value.kind == TypeKind::Bool) s->boolDefinition = a->value;
   result_.references[name] = s;
   result_.exprTypes[name] = value;
   result_.declarations[a].push_back(s);
@@ -697,6 +698,8 @@ void Checker::checkInthreads(const InthreadsStmt* s) {
       const Symbol* sym = it->second;
       if (sym->kind == Symbol::Kind::ParallelVar || sym->kind == Symbol::Kind::ShapeDim) return true;
       if (sym->type.kind == TypeKind::Int && sym->value && !sym->isMutable) return true;
+      // `pred = p == 0; inthreads (pred)`: the comparison the binding names.
+      if (sym->boolDefinition && !sym->isMutable) return usesOnlyParallelVars(sym->boolDefinition);
       report(n->range(), DiagKind::err_inthreads_predicate, n->name);
       return false;
     }

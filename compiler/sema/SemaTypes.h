@@ -124,6 +124,9 @@ struct Symbol {
   /// The symbolic value: the value of an immutable int, the runtime symbol of
   /// a bounded variable.
   const SymExpr* value = nullptr;
+  /// The expression an immutable `bool` binding names (`pred = p == 0;`),
+  /// which an `inthreads` predicate may use in its place.
+  const ast::Expr* boolDefinition = nullptr;
   /// The parallel level of a ParallelVar.
   ast::ParallelLevel level = ast::ParallelLevel::None;
   /// A parameter's index in the function's parameter list; a ShapeDim's
