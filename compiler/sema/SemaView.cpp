@@ -516,7 +516,9 @@ Type Checker::checkSqueeze(const MethodExpr* m, const Type& base) {
   std::shared_ptr<ViewInfo> view = base.view ? std::make_shared<ViewInfo>(*base.view) : nullptr;
   if (view) view->dimMap.clear();
   for (size_t d = 0; d < base.rank(); ++d) {
-    if (sym::constantValue(base.shape[d]) == 1) continue;
+    // Every extent 1: the last dimension stays, as in Croqtile (shape [1]).
+    bool last = d + 1 == base.rank() && t.shape.empty();
+    if (sym::constantValue(base.shape[d]) == 1 && !last) continue;
     t.shape.push_back(base.shape[d]);
     if (view) view->dimMap.push_back(base.view->dimMap.empty() ? static_cast<unsigned>(d) : base.view->dimMap[d]);
   }
