@@ -130,10 +130,6 @@ void Lowerer::checkRegisterRealloc(llvm::SMRange where) {
 
 void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   comment(s);
-  if (kernel_->instances) {
-    unsupported(DiagKind::err_unsupported_inthreads_runtime_warps, s->range());
-    return;
-  }
   const Expr* cond = lowerCondition(s->cond);
   Stmt* branch = emit(StmtKind::If, s->loc());
   branch->cond = cond;
@@ -153,7 +149,9 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   // A predicate croqc cannot evaluate per thread (a run-time value) leaves
   // the region's threads unknown: no barrier or cooperative copy inside it
   // can be counted, so those are reported rather than assumed block-wide.
-  bool known = true;
+  // So does a block of a run-time number of warps (the predicate is only
+  // evaluated over the first instance's threads).
+  bool known = !kernel_->instances;
   for (std::int64_t t = 0; known && t < kernel_->threads; ++t) known = threadValue(cond, t).has_value();
   if (!known) {
     r.contiguous = false;
