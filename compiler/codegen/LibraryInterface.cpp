@@ -183,9 +183,10 @@ std::optional<std::vector<Entry>> describeEntries(const kir::Module& module, con
     std::optional<Entry> e = describeEntry(*f, *info, problem);
     if (!e) return std::nullopt;
     if (overloads[f->name] > 1) {
-      std::string base = e->name;
-      for (unsigned k = 1; !taken.insert(e->name = base + "_" + std::to_string(k)).second; ++k) {
-      }
+      const std::string base = e->name;
+      unsigned k = 0;
+      do e->name = base + "_" + std::to_string(++k);
+      while (!taken.insert(e->name).second);
     }
     entries.push_back(std::move(*e));
   }

@@ -543,8 +543,9 @@ void Lowerer::lowerAssign(const AssignStmt* a) {
   if (buffer->space == kir::Space::Global) written_.insert(const_cast<kir::Buffer*>(buffer));
   if (host_) {
     // One element of device memory, written by the host.
+    kir::ScalarType none{kir::ScalarType::Kind::Void, TokenKind::eof};
     emit(StmtKind::Eval, a->loc())->value =
-        m().intrinsic("host_store", {m().var(buffer->name), index, m().convert(v, t)}, kir::ScalarType{kir::ScalarType::Kind::Void, TokenKind::eof});
+        m().intrinsic("host_store", {m().var(buffer->name), index, m().convert(v, t)}, none);
     return;
   }
   const Expr* leader = buffer->space == kir::Space::Local ? nullptr : leaderCondition();

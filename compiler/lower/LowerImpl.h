@@ -104,7 +104,8 @@ class Lowerer {
   /// `threads` threads (this one being `rank`).
   void emitElementCopy(const kir::Tile& dst, const kir::Tile& src, std::int64_t threads, const Expr* rank, bool zfill,
                        llvm::SMLoc loc);
-  /// `buffer[index]` as a value (device code only).
+  /// `buffer[index]` as a value: a load in device code, one transfer
+  /// (`host_load`) in host code.
   const Expr* loadElement(const kir::Buffer* buffer, const Expr* index);
   void lowerKernel(const ast::ParallelStmt* root, const sema::KernelInfo& info);
   /// The kernel's name, block size, grid and cluster.
@@ -548,10 +549,10 @@ class Lowerer {
   /// The names of the current kernel's parameters before its body is
   /// lowered (the wrapper's values it reads): the names `fresh` makes in the
   /// kernel skip them.
+  llvm::StringSet<> kernelParamNames_;
   /// The current kernel's array indices the wrapper checks before its launch:
   /// the condition, and what the failure says.
   std::vector<std::pair<const Expr*, std::string>> launchChecks_;
-  llvm::StringSet<> kernelParamNames_;
 
   /// The C++ names of the symbols of the current function's wrapper and,
   /// while a kernel is lowered, of that kernel.

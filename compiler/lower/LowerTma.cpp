@@ -113,7 +113,6 @@ kir::Buffer* Lowerer::newMbarrier(llvm::StringRef base) {
   return bar;
 }
 
-
 std::string Lowerer::viewOriginText(const ast::Expr* e, unsigned d) const {
   const sema::Type* t = sema_.typeOf(e);
   const std::shared_ptr<sema::ViewInfo> view = t ? t->view : nullptr;

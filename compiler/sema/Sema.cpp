@@ -343,10 +343,10 @@ void Checker::checkAssign(const AssignStmt* a) {
           .note(existing->loc, DiagKind::note_previous_declaration, name->name);
       return;
     }
-    if (existing->type.kind == TypeKind::Element &&
-        !checkIntegerOperands(a->op, {{a->target, &existing->type}, {a->value, &value}}))
-      return;
-    if (existing->type.kind == TypeKind::Element) checkConversion(value, existing->type.elem, a->value->range());
+    if (existing->type.kind == TypeKind::Element) {
+      if (!checkIntegerOperands(a->op, {{a->target, &existing->type}, {a->value, &value}})) return;
+      checkConversion(value, existing->type.elem, a->value->range());
+    }
     // `acc += v;` updates every element of an accumulator (spec 13.10).
     if (existing->type.kind == TypeKind::Accumulator && a->op != TokenKind::equal) {
       if (!value.isError() && value.kind != TypeKind::Element && !value.isIntegral())
