@@ -114,6 +114,7 @@ void Lowerer::reportUnknownRegion(Region& r, llvm::SMRange where) {
 
 void Lowerer::checkRegisterRealloc(llvm::SMRange where) {
   if (!kernel_ || cpuTarget()) return;
+  reallocatesRegisters_ = true;
   std::vector<bool> on = activeThreads();
   for (size_t first = 0; first < on.size(); first += 128) {
     size_t last = std::min(on.size(), first + 128);
@@ -128,11 +129,55 @@ void Lowerer::checkRegisterRealloc(llvm::SMRange where) {
 // ---------------------------------------------------------------------------
 // inthreads
 
+namespace {
+
+/// Whether `s` only reallocates the registers of its warpgroup: a
+/// `croq::cuda::setreg_inc/dec(n)` call, or inline PTX that is one
+/// `setmaxnreg` instruction and nothing else (no operands).
+bool isRegisterRealloc(const ast::Stmt* s) {
+  if (const auto* e = llvm::dyn_cast<ExprStmt>(s)) {
+    const auto* c = llvm::dyn_cast_or_null<CallExpr>(e->expr);
+    return c && (c->callee == "croq::cuda::setreg_inc" || c->callee == "croq::cuda::setreg_dec");
+  }
+  llvm::StringRef text;
+  if (const auto* c = llvm::dyn_cast<CppStmt>(s)) {
+    text = c->code.trim();
+    if (!text.consume_front("asm")) return false;
+    text = text.ltrim();
+    text.consume_front("volatile");
+    text = text.ltrim();
+    if (!text.consume_front("(") || !text.consume_back(";")) return false;
+    text = text.rtrim();
+    if (!text.consume_back(")")) return false;
+    text = text.trim();
+    if (!text.consume_front("\"") || !text.consume_back("\"")) return false;
+  } else if (const auto* a = llvm::dyn_cast<AsmStmt>(s)) {
+    if (!a->outputs.empty() || !a->inputs.empty()) return false;
+    text = a->asmTemplate;
+  } else {
+    return false;
+  }
+  // One `setmaxnreg.{inc,dec}.sync.aligned.u32 N;` instruction.
+  text = text.trim();
+  if (!text.consume_front("setmaxnreg.")) return false;
+  if (!text.consume_front("inc") && !text.consume_front("dec")) return false;
+  if (!text.consume_front(".sync.aligned.u32")) return false;
+  text = text.trim();
+  text.consume_back(";");
+  text = text.rtrim();
+  return !text.empty() && llvm::all_of(text, [](char ch) { return ch >= '0' && ch <= '9'; });
+}
+
+}  // namespace
+
 void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   comment(s);
   const Expr* cond = lowerCondition(s->cond);
-  Stmt* branch = emit(StmtKind::If, s->loc());
-  branch->cond = cond;
+  // The threads that reach the region's test, and whether croqc knows them.
+  const std::vector<bool> outer = activeThreads();
+  bool outerKnown = !kernel_->instances;
+  for (const Expr* c : activeConds_)
+    for (std::int64_t t = 0; outerKnown && t < kernel_->threads; ++t) outerKnown = threadValue(c, t).has_value();
   activeConds_.push_back(cond);
   std::vector<bool> on = activeThreads();
   Region r;
@@ -166,12 +211,62 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   } else {
     r.barrierId = -1;
   }
+  std::vector<const ast::Stmt*> body;
+  if (const auto* c = llvm::dyn_cast<CompoundStmt>(s->body)) body.assign(c->body.begin(), c->body.end());
+  else body.push_back(s->body);
+  size_t widened = widenRegisterRealloc(body, outer, outerKnown && known, on, cond);
+  Stmt* branch = emit(StmtKind::If, s->loc());
+  branch->cond = cond;
   regions_.push_back(r);
-  nested(branch->body, [&] { lowerBody(s->body); });
+  nested(branch->body, [&] {
+    for (size_t i = widened; i < body.size(); ++i) lowerStmt(body[i]);
+  });
   regions_.pop_back();
   activeConds_.pop_back();
   // The sync form: every thread continues once the region's threads are done.
   if (!s->isAsync) barrier(kir::Scope::Cta, s->range().End);
+}
+
+size_t Lowerer::widenRegisterRealloc(const std::vector<const ast::Stmt*>& body, const std::vector<bool>& outer,
+                                     bool known, const std::vector<bool>& on, const Expr* cond) {
+  if (!known || cpuTarget() || body.empty() || !isRegisterRealloc(body[0])) return 0;
+  // The warpgroups the region holds part of; each must reach the region's
+  // test whole, so that all of its threads run the reallocation there.
+  std::vector<std::int64_t> groups;
+  std::int64_t partCount = 0;
+  for (std::int64_t first = 0; first < kernel_->threads; first += 128) {
+    std::int64_t last = std::min<std::int64_t>(kernel_->threads, first + 128);
+    std::int64_t in = 0, reach = 0;
+    for (std::int64_t t = first; t < last; ++t) {
+      in += on[t] ? 1 : 0;
+      reach += outer[t] ? 1 : 0;
+    }
+    if (in == 0 || in == 128) continue;
+    if (reach != 128) return 0;
+    if (groups.empty()) partCount = in;
+    groups.push_back(first / 128);
+  }
+  if (groups.empty()) return 0;
+  size_t lead = 0;
+  while (lead < body.size() && isRegisterRealloc(body[lead])) ++lead;
+  const Expr* group = m().div(m().var("tid_"), m().intc(128));
+  const Expr* wide = nullptr;
+  for (std::int64_t g : groups) {
+    const Expr* here = m().eq(group, m().intc(g));
+    wide = wide ? m().binary("||", wide, here, kir::ScalarType::boolean()) : here;
+  }
+  // Every thread of those warpgroups runs the leading reallocations, then the
+  // region's own threads run the rest.
+  diags_.report(body[0]->range().Start, DiagKind::warn_setmaxnreg_widened, partCount, groups.front())
+      .range(llvm::SMRange(body[0]->range().Start, body[lead - 1]->range().End));
+  Stmt* branch = emit(StmtKind::If, body[0]->loc());
+  branch->cond = wide;
+  activeConds_.back() = wide;
+  nested(branch->body, [&] {
+    for (size_t i = 0; i < lead; ++i) lowerStmt(body[i]);
+  });
+  activeConds_.back() = cond;
+  return lead;
 }
 
 // ---------------------------------------------------------------------------

@@ -453,6 +453,16 @@ class Lowerer {
   /// Warns when register reallocation (`setmaxnreg`, in `__cpp__` text or
   /// `croq::cuda::setreg_inc/dec`) runs in part of a warpgroup.
   void checkRegisterRealloc(llvm::SMRange where);
+  /// The current kernel runs `setmaxnreg` somewhere.
+  bool reallocatesRegisters_ = false;
+  /// The `setmaxnreg` statements that open an `inthreads` region holding
+  /// part of a warpgroup (`body`'s first ones) run in every thread of that
+  /// warpgroup instead, before the region's test: emits them so (with a
+  /// warning) and returns how many, or returns 0 where that does not apply.
+  /// `outer`: the threads that reach the test; `on`: the region's threads;
+  /// `known`: both are known per thread.
+  size_t widenRegisterRealloc(const std::vector<const ast::Stmt*>& body, const std::vector<bool>& outer, bool known,
+                              const std::vector<bool>& on, const Expr* cond);
 
   // ---- Emission helpers ----
   Stmt* emit(StmtKind kind, llvm::SMLoc loc);

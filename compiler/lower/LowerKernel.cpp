@@ -42,6 +42,10 @@ void Lowerer::lowerKernel(const ParallelStmt* root, const sema::KernelInfo& info
     lowerParallel(root);
   });
   finishPrologue(*k, root->loc());
+  // ptxas honours `setmaxnreg` only where it knows the registers a thread
+  // has at the kernel's entry, which a minimum of one block per SM fixes
+  // (65536 / threads); without it, it drops the instruction.
+  if (reallocatesRegisters_ && k->launchBoundThreads && !k->launchMinBlocks) k->launchMinBlocks = 1;
   if (k->clusterSize > 1) {
     // No block leaves while the others of its cluster may still arrive on
     // its events or copy into its shared memory.
@@ -142,6 +146,7 @@ void Lowerer::resetKernelState(const ParallelStmt* root, const sema::KernelInfo&
   tmaDests_.clear();
   tmaHostConditions_.clear();
   anyMbarrier_ = false;
+  reallocatesRegisters_ = false;
   regions_.clear();
   nextNamedBarrier_ = 1;
   warpgroupBarrierBase_ = 0;
