@@ -95,6 +95,14 @@ constexpr CroqtileOnly kIgnored[] = {
     {"--max-local-mem-capacity",
      "local buffers of run-time size are on each thread's stack, which the wrapper makes large enough"},
     {"-fmax-local", "local buffers of run-time size are on each thread's stack, which the wrapper makes large enough"},
+    {"-dp", "croqc runs all of its passes (`--list-passes`); `--stop-after=PASS` ends the pipeline early"},
+    {"--disable-visit", "croqc runs all of its passes (`--list-passes`); `--stop-after=PASS` ends the pipeline early"},
+    {"-fsmem-align",
+     "each shared buffer is aligned as its copies and MMAs need: 1024 bytes for swizzled tiles, 128 for TMA "
+     "destinations, 16 otherwise"},
+    {"--shared-mem-alignment",
+     "each shared buffer is aligned as its copies and MMAs need: 1024 bytes for swizzled tiles, 128 for TMA "
+     "destinations, 16 otherwise"},
 };
 
 constexpr const char* kOptLevels[] = {"0", "1", "2", "3"};

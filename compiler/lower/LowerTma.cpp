@@ -209,15 +209,19 @@ bool Lowerer::settleTmaGlobalTile(kir::Tile& global, const TmaSharedBoxes& box, 
   }
   const std::int64_t boxExtents[2] = {box.rows, box.boxCols * box.boxes};
   for (unsigned d = 0; d < 2; ++d) {
-    if (global.extents[d] > 0) {
-      if (global.extents[d] == boxExtents[d]) continue;
+    if (global.extents[d] > 0 && global.extents[d] != boxExtents[d]) {
       unsupported(DiagKind::err_unsupported_tma_shape_mismatch, view->range(), global.extents[0], global.extents[1],
                   boxExtents[0], boxExtents[1]);
       return false;
     }
-    // A run-time extent (`rhs.chunkat(block_n, k)` of a symbolic tensor):
-    // TMA moves the whole box, which is the tile when the extent equals it;
-    // otherwise the plain copy moves what the tile holds.
+    if (global.extents[d] > 0 && !global.runtimeExtents[d]) continue;
+    // A run-time extent (`rhs.chunkat(block_n, k)` of a symbolic tensor, or
+    // `x.view(T, 64)` of a constant-bounded one): TMA moves the whole box,
+    // which is the tile when the extent equals it; otherwise the plain copy
+    // moves what the tile holds. Which one runs is decided before the
+    // launch, so the extent must be known there: a tile whose extent
+    // changes from block to block would have the box's rows past its end
+    // loaded where it asks for zeros.
     const Expr* extent = global.runtimeExtents[d];
     if (!extent || !hostComputable(extent)) {
       diags_
