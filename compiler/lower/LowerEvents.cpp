@@ -170,6 +170,21 @@ bool isRegisterRealloc(const ast::Stmt* s) {
 
 }  // namespace
 
+bool Lowerer::copiesIntoShared(const ast::Stmt* body) const {
+  bool writes = false;
+  forEachStmt(body, [&](const ast::Stmt* s) {
+    const auto* d = llvm::dyn_cast<DmaStmt>(s);
+    if (!d || writes || d->op == TokenKind::m_any) return;
+    if (!d->dest) {
+      writes = d->destStorage == ast::Storage::Shared;
+      return;
+    }
+    const sema::Type* t = sema_.typeOf(d->dest);
+    writes = t && t->storage == ast::Storage::Shared;
+  });
+  return writes;
+}
+
 void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   comment(s);
   const Expr* cond = lowerCondition(s->cond);
@@ -215,6 +230,18 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   if (const auto* c = llvm::dyn_cast<CompoundStmt>(s->body)) body.assign(c->body.begin(), c->body.end());
   else body.push_back(s->body);
   size_t widened = widenRegisterRealloc(body, outer, outerKnown && known, on, cond);
+  // A region that copies into shared memory overwrites what threads outside
+  // it may still be reading (the same buffer in the previous iteration of a
+  // loop, say); the copy's own barrier is over the region's threads only. So
+  // every thread that reaches the region's test first meets a barrier, as
+  // the region's end meets one (the sync form). Async regions order their
+  // copies with events.
+  if (!s->isAsync && outerKnown && copiesIntoShared(s->body)) {
+    std::int64_t reach = std::count(outer.begin(), outer.end(), true);
+    std::int64_t enclosing = regions_.empty() ? kernel_->threads : regions_.back().threads;
+    if (reach == enclosing && r.threads < reach)
+      barrier(kir::Scope::Cta, s->loc());
+  }
   Stmt* branch = emit(StmtKind::If, s->loc());
   branch->cond = cond;
   regions_.push_back(r);

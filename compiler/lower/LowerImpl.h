@@ -461,6 +461,8 @@ class Lowerer {
   /// warning) and returns how many, or returns 0 where that does not apply.
   /// `outer`: the threads that reach the test; `on`: the region's threads;
   /// `known`: both are known per thread.
+  /// Whether `body` holds a copy into shared memory.
+  bool copiesIntoShared(const ast::Stmt* body) const;
   size_t widenRegisterRealloc(const std::vector<const ast::Stmt*>& body, const std::vector<bool>& outer, bool known,
                               const std::vector<bool>& on, const Expr* cond);
 
