@@ -49,6 +49,41 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
 }
 }  // namespace
 
+namespace {
+/// Whether `s` (or a statement inside it) stores an element of `b`.
+bool storesInto(const Stmt* s, const kir::Buffer* b) {
+  if (s->kind == StmtKind::Store && s->buffer == b) return true;
+  for (const Stmt* t : s->body)
+    if (storesInto(t, b)) return true;
+  for (const Stmt* t : s->elseBody)
+    if (storesInto(t, b)) return true;
+  return false;
+}
+}  // namespace
+
+void Lowerer::barrierAfterStores(const kir::Buffer* b, llvm::SMLoc loc) {
+  if (!out_ || !kernel_ || b->space != kir::Space::Shared) return;
+  // Element stores run in one thread per instance of their level (one lane
+  // of each warp at a group level): the threads that read the buffer
+  // together see them only after a barrier. Looks back to the last block
+  // barrier of the current statement list.
+  bool pending = false;
+  for (auto it = out_->rbegin(); it != out_->rend() && !pending; ++it) {
+    if ((*it)->kind == StmtKind::Barrier && (*it)->scope == kir::Scope::Cta) break;
+    pending = storesInto(*it, b);
+  }
+  if (!pending) return;
+  // Only where every thread of the enclosing region (or block) reaches it.
+  std::vector<bool> on = activeThreads();
+  std::int64_t reach = std::count(on.begin(), on.end(), true);
+  std::int64_t enclosing = regions_.empty() ? kernel_->threads : regions_.back().threads;
+  for (const Expr* c : activeConds_)
+    for (std::int64_t t = 0; t < kernel_->threads; ++t)
+      if (!threadValue(c, t)) return;
+  if (kernel_->instances || reach != enclosing) return;
+  barrier(kir::Scope::Cta, loc);
+}
+
 bool Lowerer::barrierRedundant(kir::Scope scope, std::int64_t namedId) const {
   // A barrier is redundant right after another one of the same scope when
   // nothing in between touched memory other threads see: declarations and

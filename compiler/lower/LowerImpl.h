@@ -461,6 +461,10 @@ class Lowerer {
   /// warning) and returns how many, or returns 0 where that does not apply.
   /// `outer`: the threads that reach the test; `on`: the region's threads;
   /// `known`: both are known per thread.
+  /// Emits a block barrier (over the enclosing region) before a cooperative
+  /// read of the shared buffer `b` when element stores into it precede the
+  /// read in the current statement list since the last block barrier.
+  void barrierAfterStores(const kir::Buffer* b, llvm::SMLoc loc);
   /// Whether `body` holds a copy into shared memory.
   bool copiesIntoShared(const ast::Stmt* body) const;
   size_t widenRegisterRealloc(const std::vector<const ast::Stmt*>& body, const std::vector<bool>& outer, bool known,

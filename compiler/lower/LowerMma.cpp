@@ -308,6 +308,7 @@ void Lowerer::lowerMmaLoad(const MmaLoadStmt* s) {
   if (use->role == kir::FragRole::E) return lowerWarpSparseMetaLoad(s, sym, *use);
   std::optional<kir::Tile> tile = lowerMmaLoadSource(s);
   if (!tile) return;
+  barrierAfterStores(tile->buffer, s->loc());
   TokenKind elem = tile->buffer->elem;
   if (use->role == kir::FragRole::C) {
     // `mc = mma.load C;`: the accumulator starts from memory.
