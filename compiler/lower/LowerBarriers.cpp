@@ -47,9 +47,7 @@ bool endsWithBarrier(const std::vector<Stmt*>& list, kir::Scope scope, std::int6
   }
   return false;
 }
-}  // namespace
 
-namespace {
 /// Whether `s` (or a statement inside it) stores an element of `b`.
 bool storesInto(const Stmt* s, const kir::Buffer* b) {
   if (s->kind == StmtKind::Store && s->buffer == b) return true;
@@ -72,16 +70,23 @@ void Lowerer::barrierAfterStores(const kir::Buffer* b, llvm::SMLoc loc) {
     if ((*it)->kind == StmtKind::Barrier && (*it)->scope == kir::Scope::Cta) break;
     pending = storesInto(*it, b);
   }
-  if (!pending) return;
   // Only where every thread of the enclosing region (or block) reaches it.
-  std::vector<bool> on = activeThreads();
-  std::int64_t reach = std::count(on.begin(), on.end(), true);
-  std::int64_t enclosing = regions_.empty() ? kernel_->threads : regions_.back().threads;
+  if (pending && wholeRegionActive()) barrier(kir::Scope::Cta, loc);
+}
+
+bool Lowerer::activeThreadsKnown() const {
+  if (kernel_->instances) return false;
   for (const Expr* c : activeConds_)
     for (std::int64_t t = 0; t < kernel_->threads; ++t)
-      if (!threadValue(c, t)) return;
-  if (kernel_->instances || reach != enclosing) return;
-  barrier(kir::Scope::Cta, loc);
+      if (!threadValue(c, t)) return false;
+  return true;
+}
+
+bool Lowerer::wholeRegionActive() const {
+  if (!activeThreadsKnown()) return false;
+  std::vector<bool> on = activeThreads();
+  std::int64_t enclosing = regions_.empty() ? kernel_->threads : regions_.back().threads;
+  return std::count(on.begin(), on.end(), true) == enclosing;
 }
 
 bool Lowerer::barrierRedundant(kir::Scope scope, std::int64_t namedId) const {

@@ -190,9 +190,8 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   const Expr* cond = lowerCondition(s->cond);
   // The threads that reach the region's test, and whether croqc knows them.
   const std::vector<bool> outer = activeThreads();
-  bool outerKnown = !kernel_->instances;
-  for (const Expr* c : activeConds_)
-    for (std::int64_t t = 0; outerKnown && t < kernel_->threads; ++t) outerKnown = threadValue(c, t).has_value();
+  const bool outerKnown = activeThreadsKnown();
+  const bool outerWhole = wholeRegionActive();
   activeConds_.push_back(cond);
   std::vector<bool> on = activeThreads();
   Region r;
@@ -236,12 +235,9 @@ void Lowerer::lowerInthreads(const InthreadsStmt* s) {
   // every thread that reaches the region's test first meets a barrier, as
   // the region's end meets one (the sync form). Async regions order their
   // copies with events.
-  if (!s->isAsync && outerKnown && copiesIntoShared(s->body)) {
-    std::int64_t reach = std::count(outer.begin(), outer.end(), true);
-    std::int64_t enclosing = regions_.empty() ? kernel_->threads : regions_.back().threads;
-    if (reach == enclosing && r.threads < reach)
-      barrier(kir::Scope::Cta, s->loc());
-  }
+  if (!s->isAsync && outerWhole && r.threads < std::count(outer.begin(), outer.end(), true) &&
+      copiesIntoShared(s->body))
+    barrier(kir::Scope::Cta, s->loc());
   Stmt* branch = emit(StmtKind::If, s->loc());
   branch->cond = cond;
   regions_.push_back(r);

@@ -455,18 +455,25 @@ class Lowerer {
   void checkRegisterRealloc(llvm::SMRange where);
   /// The current kernel runs `setmaxnreg` somewhere.
   bool reallocatesRegisters_ = false;
-  /// The `setmaxnreg` statements that open an `inthreads` region holding
-  /// part of a warpgroup (`body`'s first ones) run in every thread of that
-  /// warpgroup instead, before the region's test: emits them so (with a
-  /// warning) and returns how many, or returns 0 where that does not apply.
-  /// `outer`: the threads that reach the test; `on`: the region's threads;
-  /// `known`: both are known per thread.
   /// Emits a block barrier (over the enclosing region) before a cooperative
   /// read of the shared buffer `b` when element stores into it precede the
   /// read in the current statement list since the last block barrier.
   void barrierAfterStores(const kir::Buffer* b, llvm::SMLoc loc);
   /// Whether `body` holds a copy into shared memory.
   bool copiesIntoShared(const ast::Stmt* body) const;
+  /// Whether croqc knows, per thread, which threads run the current
+  /// statement (every active condition evaluates for every thread).
+  bool activeThreadsKnown() const;
+  /// Whether every thread of the enclosing `inthreads` region (or of the
+  /// block) runs the current statement, as far as croqc knows: a barrier
+  /// over the region is then reached by all of them.
+  bool wholeRegionActive() const;
+  /// The `setmaxnreg` statements that open an `inthreads` region holding
+  /// part of a warpgroup (`body`'s first ones) run in every thread of that
+  /// warpgroup instead, before the region's test: emits them so (with a
+  /// warning) and returns how many, or returns 0 where that does not apply.
+  /// `outer`: the threads that reach the test; `on`: the region's threads;
+  /// `known`: both are known per thread.
   size_t widenRegisterRealloc(const std::vector<const ast::Stmt*>& body, const std::vector<bool>& outer, bool known,
                               const std::vector<bool>& on, const Expr* cond);
 
