@@ -265,6 +265,15 @@ const Expr* Lowerer::lowerCall(const ast::CallExpr* c) {
     return m().intrinsic("is_finite", args, kir::ScalarType::boolean());
   }
   if (c->callee == "cdiv" && args.size() == 2) return m().cdiv(args[0], args[1]);
+  if (c->callee == "select" && !c->viaCallKeyword && args.size() >= 2) {
+    // A scalar `select(i, v0, v1, ...)` is `v_i`; a run-time index past the
+    // last choice picks the last one (a constant one is an error in sema).
+    const Expr* chosen = m().convert(args.back(), ty);
+    for (size_t i = args.size() - 2; i >= 1; --i)
+      chosen = m().select(m().eq(args[0], m().intc(static_cast<std::int64_t>(i - 1))), m().convert(args[i], ty),
+                          chosen, ty);
+    return chosen;
+  }
   std::vector<kir::TemplateArg> templateArgs;
   for (const ast::Expr* ta : c->templateArgs) {
     kir::TemplateArg arg;

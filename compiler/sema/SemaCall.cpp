@@ -46,7 +46,12 @@ Type Checker::checkCall(const CallExpr* c) {
       report(c->args[0]->range(), DiagKind::err_element_of_out_of_range, *index, "select", choices);
       return Type::error();
     }
-    return args[1];
+    if (index) return args[static_cast<size_t>(*index) + 1];
+    // A run-time selector: the value is one of the choices, which one is
+    // not known here.
+    Type t = args[1];
+    if (t.isIntegral()) t = Type::simple(TypeKind::Int);
+    return t;
   }
   if (name == "__min" || name == "__max") {
     if (!arity(2)) return Type::error();
