@@ -276,7 +276,8 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
   for (const ast::Expr* i : indices) {
     const sema::Type* it = sema_.typeOf(i);
     if (it && (it->kind == sema::TypeKind::Ituple || it->kind == sema::TypeKind::BoundedTuple)) {
-      if (it->kind == sema::TypeKind::Ituple) {
+      // An ituple, or a bounded one whose elements are named: their values.
+      if (it->kind == sema::TypeKind::Ituple || it->values.size() == it->shape.size()) {
         for (const sym::SymExpr* v : it->values) idx.push_back(lowerSym(v, i->loc()));
         continue;
       }

@@ -484,15 +484,19 @@ void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind) {
   if (!b.elements.empty()) {
     if (b.elements.size() != extents->size() && !extents->empty())
       report(b.range, DiagKind::err_with_count, b.elements.size(), extents->size());
-    if (b.name == "_") {
-      report(b.range, DiagKind::err_wildcard_binding);
-    } else if (!b.name.empty()) {
+    if (b.name == "_") report(b.range, DiagKind::err_wildcard_binding);
+    // `index = {x, y} in [...]`: the tuple's values are its elements'.
+    SymList values;
+    for (size_t i = 0; i < b.elements.size(); ++i) {
+      const Symbol* e = bounded(b.elements[i], i < extents->size() ? (*extents)[i] : unknown(), b.range.Start);
+      values.push_back(e ? e->value : unknown());
+    }
+    if (b.name != "_" && !b.name.empty()) {
       Type t = Type::simple(TypeKind::BoundedTuple);
       t.shape = *extents;
+      if (values.size() == extents->size()) t.values = values;
       declare(b.name, b.range.Start, kind, t, false);
     }
-    for (size_t i = 0; i < b.elements.size(); ++i)
-      bounded(b.elements[i], i < extents->size() ? (*extents)[i] : unknown(), b.range.Start);
     return;
   }
   if (extents->size() == 1 && b.extent && !llvm::isa<MdspanExpr>(b.extent)) {

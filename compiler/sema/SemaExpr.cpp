@@ -76,6 +76,11 @@ const SymExpr* Checker::valueOf(const Expr* e) {
   return unknown();
 }
 
+SymList Checker::tupleValues(const Type& t) {
+  if (t.values.size() == t.shape.size()) return t.values;
+  return SymList(t.shape.size(), unknown());
+}
+
 const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
   Type t = check(e);
   if (t.isError()) return unknown();
@@ -588,7 +593,8 @@ Type Checker::checkItuple(const ItupleExpr* tuple) {
     } else if (el.isIntegral()) {
       t.values.push_back(valueOf(e));
     } else if (el.kind == TypeKind::BoundedTuple) {
-      t.values.append(el.shape.size(), unknown());
+      SymList values = tupleValues(el);
+      t.values.append(values.begin(), values.end());
     } else {
       report(e->range(), DiagKind::err_type_mismatch, "an integer in the ituple", "a value", describe(el));
       return Type::error();
@@ -709,7 +715,7 @@ Type Checker::checkElementOf(const ElementOfExpr* e) {
     }
     Type t = Type::simple(TypeKind::Bounded);
     t.shape = {base.shape[static_cast<size_t>(*index)]};
-    t.values = {unknown()};
+    t.values = {tupleValues(base)[static_cast<size_t>(*index)]};
     return t;
   }
   SymList items;

@@ -124,6 +124,9 @@ class Checker {
   /// The symbolic integer value of an already checked expression (Unknown
   /// when it is not an integer known symbolically).
   const SymExpr* valueOf(const ast::Expr* e);
+  /// The element values of a bounded ituple: its elements' values where they
+  /// are named (`{x, y} in [...]`), else unknown ones.
+  SymList tupleValues(const Type& t);
   /// Checks `e` and returns its integer value, reporting non-integers.
   const SymExpr* intValue(const ast::Expr* e, llvm::StringRef what);
   const SymExpr* integerDataValue(const ast::Expr* e);

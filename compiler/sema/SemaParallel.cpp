@@ -282,14 +282,19 @@ void Checker::checkParallel(const ParallelStmt* p) {
     if (!b.elements.empty()) {
       if (b.elements.size() != extents.size())
         report(b.range, DiagKind::err_parallel_binding_count, b.elements.size(), extents.size());
+      // `q = {q0, q1} by [...]`: the tuple's values are its elements'.
+      SymList values;
+      for (size_t d = 0; d < b.elements.size(); ++d) {
+        info.vars.push_back(declareVar(b.elements[d], d < extents.size() ? extents[d] : unknown()));
+        values.push_back(info.vars.back() ? info.vars.back()->value : unknown());
+      }
       if (!b.name.empty()) {
         Type t = Type::simple(TypeKind::BoundedTuple);
         t.shape = extents;
+        if (values.size() == extents.size()) t.values = values;
         Symbol* s = declare(b.name, b.range.Start, Symbol::Kind::ParallelVar, t, false);
         s->level = level;
       }
-      for (size_t d = 0; d < b.elements.size(); ++d)
-        info.vars.push_back(declareVar(b.elements[d], d < extents.size() ? extents[d] : unknown()));
     } else if (!b.name.empty()) {
       if (extents.size() == 1) {
         info.vars.push_back(declareVar(b.name, extents[0]));

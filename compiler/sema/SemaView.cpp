@@ -144,7 +144,10 @@ Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
     Type t = check(a);
     if (t.isError()) return t;
     if (t.kind == TypeKind::Ituple) indices.append(t.values.begin(), t.values.end());
-    else if (t.kind == TypeKind::BoundedTuple) indices.append(t.shape.size(), unknown());
+    else if (t.kind == TypeKind::BoundedTuple) {
+      SymList values = tupleValues(t);
+      indices.append(values.begin(), values.end());
+    }
     else if (t.isIntegral()) indices.push_back(valueOf(a));
     else if (t.kind == TypeKind::Opaque || t.kind == TypeKind::Element) indices.push_back(intValue(a, "an index"));
     else {
@@ -215,7 +218,8 @@ Type Checker::checkTiling(const MethodExpr* m, const Type& base, const MethodExp
     }
     if (t.kind == TypeKind::BoundedTuple) {
       factors.append(t.shape.begin(), t.shape.end());
-      indices.append(t.shape.size(), unknown());
+      SymList values = tupleValues(t);
+      indices.append(values.begin(), values.end());
       return true;
     }
     if (const SymExpr* bound = t.kind == TypeKind::Int ? offsetBound(a) : nullptr) {
@@ -245,8 +249,14 @@ Type Checker::checkTiling(const MethodExpr* m, const Type& base, const MethodExp
         continue;
       }
       Type t = check(a);
-      if (t.kind == TypeKind::Ituple) indices.append(t.values.begin(), t.values.end());
-      else indices.push_back(intValue(a, "a tile index"));
+      if (t.kind == TypeKind::Ituple) {
+        indices.append(t.values.begin(), t.values.end());
+      } else if (t.kind == TypeKind::BoundedTuple) {
+        SymList values = tupleValues(t);
+        indices.append(values.begin(), values.end());
+      } else {
+        indices.push_back(intValue(a, "a tile index"));
+      }
     }
   }
   if (factors.size() != base.rank()) {
@@ -292,7 +302,10 @@ Type Checker::checkSubspan(const MethodExpr* m, const Type& base, const MethodEx
       Type t = check(a);
       if (t.isError()) return false;
       if (t.kind == TypeKind::Ituple) out.append(t.values.begin(), t.values.end());
-      else if (t.kind == TypeKind::Mdspan) out.append(t.shape.begin(), t.shape.end());
+      else if (t.kind == TypeKind::BoundedTuple && !allowWildcard) {
+        SymList values = tupleValues(t);
+        out.append(values.begin(), values.end());
+      } else if (t.kind == TypeKind::Mdspan) out.append(t.shape.begin(), t.shape.end());
       else out.push_back(intValue(a, "a subspan value"));
     }
     return true;
