@@ -39,6 +39,9 @@ void DiagnosticEngine::emit(Diagnostic diag) {
     diag.severity = Severity::Error;
     diag.message += " [-Werror]";
   }
+  if (diag.severity != Severity::Note && diag.loc.isValid() &&
+      !reported_.emplace(diag.loc.getPointer(), diag.message).second)
+    return;
   if (diag.severity == Severity::Error && errorLimit_ != 0 && errors_ >= errorLimit_) {
     // Like clang: the note comes with the first error past the limit, so it
     // only appears when something was actually left out.

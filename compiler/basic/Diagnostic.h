@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,10 @@ class DiagnosticEngine {
   unsigned errors_ = 0;
   unsigned warnings_ = 0;
   bool stopped_ = false;
+  /// Location and text of each error and warning reported: a phase that
+  /// meets the same problem again (a value lowered once per use) reports it
+  /// once.
+  std::set<std::pair<const char*, std::string>> reported_;
 };
 
 template <typename... Args>
