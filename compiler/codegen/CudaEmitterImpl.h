@@ -61,6 +61,7 @@ class Emitter {
   void block(const std::vector<kir::Stmt*>& body);
   void controlFlow(const kir::Stmt* s);
   void scalar(const kir::Stmt* s);
+  void scalarStmt(const kir::Stmt* s);
   void synchronisation(const kir::Stmt* s);
   void fragmentOp(const kir::Stmt* s);
   void ifStmt(const kir::Stmt* s);

@@ -336,8 +336,37 @@ void Emitter::controlFlow(const Stmt* s) {
   }
 }
 
+namespace {
+/// Whether `e` calls a function of the user's (`call f(x)`, `g(x)`).
+bool callsUserFunction(const Expr* e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::Call && !e->intrinsic) return true;
+  for (const Expr* o : e->operands)
+    if (callsUserFunction(o)) return true;
+  for (const TemplateArg& a : e->templateArgs)
+    if (callsUserFunction(a.value)) return true;
+  return false;
+}
+}  // namespace
+
 // Variables, stores, declarations, control transfers and statements copied through.
 void Emitter::scalar(const Stmt* s) {
+  // A statement that calls the user's function is reported by nvcc or the
+  // host compiler at its line in the `.co` file: a function that does not
+  // exist or takes other arguments is the program's error.
+  bool userCall = (s->kind == StmtKind::Let || s->kind == StmtKind::Assign || s->kind == StmtKind::Store ||
+                   s->kind == StmtKind::Eval) &&
+                  (callsUserFunction(s->value) || callsUserFunction(s->index)) && lineOf(s->loc);
+  if (userCall) {
+    line(llvm::formatv("#line {0} \"{1}\"", lineOf(s->loc), options_.sourceName).str());
+    scalarStmt(s);
+    backToOutput();
+    return;
+  }
+  scalarStmt(s);
+}
+
+void Emitter::scalarStmt(const Stmt* s) {
   switch (s->kind) {
     case StmtKind::Let:
       if (!s->maybeUnused) noteLet(s->var);
