@@ -131,6 +131,9 @@ std::string Lowerer::nameFor(const sema::Symbol* s) {
   auto it = names_.find(s);
   if (it != names_.end()) return it->second;
   std::string n = s->name;
+  // An element of a bounded ituple without named elements (`idx(0)`).
+  if (size_t paren = n.find('('); paren != std::string::npos)
+    n = fresh(n.substr(0, paren) + n.substr(paren + 1, n.size() - paren - 2));
   names_[s] = n;
   return n;
 }
@@ -636,8 +639,7 @@ void Lowerer::lowerForeach(const ForeachStmt* f) {
 std::vector<Stmt*>* Lowerer::loopOverTuple(const sema::Symbol* tuple, const ForeachStmt* f, bool unroll,
                                           std::vector<Stmt*>* into,
                                           std::vector<std::pair<const sema::Symbol*, const Expr*>>& saved) {
-  // `foreach index in [a, b]`: one loop per element, outer to inner; the
-  // tuple indexes elements (`x.at(index)`) with the loop variables.
+  // `foreach index in [a, b]`: one loop per element, outer to inner.
   std::vector<const Expr*> elements;
   for (size_t d = 0; d < tuple->type.shape.size(); ++d) {
     std::string name = fresh(tuple->name + std::to_string(d));
@@ -651,8 +653,9 @@ std::vector<Stmt*>* Lowerer::loopOverTuple(const sema::Symbol* tuple, const Fore
     into->push_back(loop);
     into = &loop->body;
   }
-  // `with index = {x, y} in [...]`: the named elements, declared with the
-  // tuple, are the loop variables too (and read as before after the loop).
+  // The elements, declared with the tuple (`x`, `y` of `with index = {x, y}
+  // in [...]`, else `index(0)`, `index(1)`), are the loop variables, and read
+  // as before after the loop.
   size_t d = 0;
   for (const sema::Symbol* s : sema_.allSymbols) {
     if (d >= elements.size()) break;
@@ -663,7 +666,6 @@ std::vector<Stmt*>* Lowerer::loopOverTuple(const sema::Symbol* tuple, const Fore
     saved.push_back({s, old == values_.end() ? m().intc(0) : old->second});
     bindValue(s, elements[d++]);
   }
-  tupleValues_[tuple] = std::move(elements);
   return into;
 }
 

@@ -582,8 +582,6 @@ class Lowerer {
   llvm::DenseMap<const sema::Symbol*, std::string> names_;
   llvm::DenseMap<const sym::SymExpr*, const Expr*> symValues_;
   llvm::DenseMap<const sema::Symbol*, const Expr*> values_;
-  /// The loop variables of a bounded ituple that a `foreach` iterates.
-  llvm::DenseMap<const sema::Symbol*, std::vector<const Expr*>> tupleValues_;
   llvm::DenseMap<const sema::Symbol*, kir::Buffer*> buffers_;
   llvm::DenseMap<const sema::Symbol*, kir::Fragment*> fragments_;
   /// The `apply`s over accumulators being lowered, innermost last: the

@@ -275,19 +275,9 @@ const Expr* Lowerer::elementIndex(const ast::Expr* base, llvm::ArrayRef<ast::Exp
   std::vector<const Expr*> idx;
   for (const ast::Expr* i : indices) {
     const sema::Type* it = sema_.typeOf(i);
+    // An ituple, or a bounded one: the values of its elements.
     if (it && (it->kind == sema::TypeKind::Ituple || it->kind == sema::TypeKind::BoundedTuple)) {
-      // An ituple, or a bounded one whose elements are named: their values.
-      if (it->kind == sema::TypeKind::Ituple || it->values.size() == it->shape.size()) {
-        for (const sym::SymExpr* v : it->values) idx.push_back(lowerSym(v, i->loc()));
-        continue;
-      }
-      const sema::Symbol* tuple = llvm::isa<NameExpr>(i) ? sema_.references.lookup(i) : nullptr;
-      auto loopVars = tuple ? tupleValues_.find(tuple) : tupleValues_.end();
-      if (loopVars == tupleValues_.end()) {
-        unsupported(DiagKind::err_unsupported_bounded_ituple_index, i->range());
-        return nullptr;
-      }
-      idx.insert(idx.end(), loopVars->second.begin(), loopVars->second.end());
+      for (const sym::SymExpr* v : it->values) idx.push_back(lowerSym(v, i->loc()));
       continue;
     }
     idx.push_back(lowerInt(i));

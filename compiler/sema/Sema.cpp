@@ -514,7 +514,30 @@ void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind) {
   if (t.kind == TypeKind::Bounded) {
     s->value = sym().boundedSymbol(s->qualifiedName, 0, (*extents)[0]);
     s->type.values = {s->value};
+  } else {
+    tupleElements(s);
   }
+}
+
+std::vector<Symbol*> Checker::tupleElements(Symbol* tuple) {
+  std::vector<Symbol*> elements;
+  tuple->type.values.clear();
+  for (size_t d = 0; d < tuple->type.shape.size(); ++d) {
+    Symbol* e = result_.newSymbol();
+    e->kind = tuple->kind;
+    e->name = tuple->name + "(" + std::to_string(d) + ")";
+    e->qualifiedName = tuple->qualifiedName + "(" + std::to_string(d) + ")";
+    e->loc = tuple->loc;
+    e->level = tuple->level;
+    e->type = Type::simple(TypeKind::Bounded);
+    e->type.shape = {tuple->type.shape[d]};
+    e->value = sym().boundedSymbol(e->qualifiedName, 0, tuple->type.shape[d]);
+    e->type.values = {e->value};
+    result_.allSymbols.push_back(e);
+    tuple->type.values.push_back(e->value);
+    elements.push_back(e);
+  }
+  return elements;
 }
 
 void Checker::checkWith(const WithStmt* w) {

@@ -127,6 +127,11 @@ class Checker {
   /// The element values of a bounded ituple: its elements' values where they
   /// are named (`{x, y} in [...]`), else unknown ones.
   SymList tupleValues(const Type& t);
+  /// Gives a bounded ituple without named elements (`with idx in [4, 4]`,
+  /// `parallel idx by [2, 4]`) one bounded symbol per element, `idx(0)`,
+  /// `idx(1)`, ..., declared at the tuple (no name can refer to them), and
+  /// returns them.
+  std::vector<Symbol*> tupleElements(Symbol* tuple);
   /// Checks `e` and returns its integer value, reporting non-integers.
   const SymExpr* intValue(const ast::Expr* e, llvm::StringRef what);
   const SymExpr* integerDataValue(const ast::Expr* e);

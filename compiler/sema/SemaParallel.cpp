@@ -303,6 +303,7 @@ void Checker::checkParallel(const ParallelStmt* p) {
         t.shape = extents;
         Symbol* s = declare(b.name, b.range.Start, Symbol::Kind::ParallelVar, t, false);
         s->level = level;
+        for (Symbol* e : tupleElements(s)) info.vars.push_back(e);
       }
     }
     if (level == ParallelLevel::Block && extents.size() > 3) report(b.range, DiagKind::err_grid_rank, extents.size());
