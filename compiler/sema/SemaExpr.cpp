@@ -310,7 +310,10 @@ Type Checker::checkUnary(const UnaryExpr* u) {
         }
         return t;
       }
-      if (operand.kind == TypeKind::Element) return operand;
+      if (operand.kind == TypeKind::Element) {
+        if (!checkIntegerOperands(u->op, {{u->operand, &operand}})) return Type::error();
+        return operand;
+      }
       report(u->range(), DiagKind::err_operand_type, tokenKindSpelling(u->op), describe(operand));
       return Type::error();
     }
@@ -359,7 +362,7 @@ bool overflowsOnConstants(TokenKind op, const SymExpr* l, const SymExpr* r, cons
 bool Checker::checkIntegerOperands(TokenKind op, std::initializer_list<std::pair<const Expr*, const Type*>> operands) {
   switch (op) {
     case TokenKind::percent: case TokenKind::amp: case TokenKind::pipe: case TokenKind::caret:
-    case TokenKind::lessless: case TokenKind::greatergreater: break;
+    case TokenKind::lessless: case TokenKind::greatergreater: case TokenKind::tilde: break;
     default: return true;
   }
   for (const auto& [e, t] : operands) {
