@@ -24,6 +24,33 @@ Type Checker::checkCall(const CallExpr* c) {
   };
   if (name == "cdiv") {
     if (!arity(2)) return Type::error();
+    // `cdiv(d.span, {9, 7})`: element-wise on shapes and ituples.
+    auto isShape = [](const Type& t) { return t.kind == TypeKind::Mdspan || t.kind == TypeKind::Ituple; };
+    if (isShape(args[0]) || isShape(args[1])) {
+      auto items = [&](size_t i) {
+        const Type& a = args[i];
+        return a.kind == TypeKind::Mdspan ? a.shape : a.kind == TypeKind::Ituple ? a.values : SymList{};
+      };
+      SymList a = items(0), b = items(1);
+      if (a.empty()) a.assign(b.size(), intValue(c->args[0], "`cdiv`"));
+      if (b.empty()) b.assign(a.size(), intValue(c->args[1], "`cdiv`"));
+      if (a.size() != b.size()) {
+        report(c->range(), DiagKind::err_shape_op_mismatch, "cdiv", printShape(a), printShape(b));
+        return Type::error();
+      }
+      Type t = isShape(args[0]) ? args[0] : args[1];
+      SymList out;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (std::optional<std::int64_t> cb = sym::constantValue(b[i]); cb && *cb <= 0) {
+          report(c->args[1]->range(), DiagKind::err_cdiv_non_positive, *cb);
+          return Type::error();
+        }
+        out.push_back(sym().cdiv(a[i], b[i]));
+      }
+      if (t.kind == TypeKind::Mdspan) t.shape = out;
+      else t.values = out;
+      return t;
+    }
     const SymExpr* a = intValue(c->args[0], "`cdiv`");
     const SymExpr* b = intValue(c->args[1], "`cdiv`");
     if (std::optional<std::int64_t> cb = sym::constantValue(b); cb && *cb <= 0) {

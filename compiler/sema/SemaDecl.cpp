@@ -199,6 +199,12 @@ void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
     Type init = check(d->init);
     if (init.kind == TypeKind::Ituple) {
       t = init;
+    } else if (init.kind == TypeKind::Mdspan && llvm::isa<BinaryExpr, CallExpr>(d->init)) {
+      // Shape arithmetic (`d.span / [3, 4]`, `cdiv(d.span, {2, 2})`): its
+      // extents, as Croqtile's `mdspan / mdspan : ituple` gives; a shape
+      // itself (`[7, 8]`, a name) is no ituple (spec 5.2).
+      t = Type::simple(TypeKind::Ituple);
+      t.values = init.shape;
     } else if (!init.isError()) {
       report(d->init->range(), DiagKind::err_ituple_needs_braces, "`" + exprText(d->init) + "`");
       t = Type::error();

@@ -401,7 +401,8 @@ Type Checker::checkBinary(const BinaryExpr* b) {
     return t;
   }
   // Shapes and tuples: element-wise with an int, ituple or mdspan of equal rank.
-  if (lhs.kind == TypeKind::Mdspan || lhs.kind == TypeKind::Ituple) return checkShapeBinary(b, lhs, rhs);
+  auto isShape = [](const Type& t) { return t.kind == TypeKind::Mdspan || t.kind == TypeKind::Ituple; };
+  if (isShape(lhs) || (lhs.isIntegral() && isShape(rhs))) return checkShapeBinary(b, lhs, rhs);
   if (lhs.isIntegral() && rhs.isIntegral()) return checkIntegerBinary(b, lhs, rhs);
   bool numeric = [](const Type& t) {
     return t.isIntegral() || t.kind == TypeKind::Element || t.kind == TypeKind::Opaque || t.kind == TypeKind::Bool;
@@ -429,9 +430,15 @@ Type Checker::checkBinary(const BinaryExpr* b) {
 Type Checker::checkShapeBinary(const BinaryExpr* b, const Type& lhs, const Type& rhs) {
   TokenKind op = b->op;
   if (isComparison(op)) return Type::simple(TypeKind::Bool);
-  SymList left = lhs.kind == TypeKind::Mdspan ? lhs.shape : lhs.values;
+  // `5 + d.span`: the integer applies to every element of the shape.
+  bool intLeft = lhs.isIntegral();
+  const Type& shape = intLeft ? rhs : lhs;
+  SymList left = shape.kind == TypeKind::Mdspan ? shape.shape : shape.values;
   SymList right;
-  if (rhs.isIntegral()) {
+  if (intLeft) {
+    right = left;
+    left.assign(right.size(), lhs.values.empty() ? unknown() : lhs.values[0]);
+  } else if (rhs.isIntegral()) {
     right.assign(left.size(), rhs.values.empty() ? unknown() : rhs.values[0]);
   } else if (rhs.kind == TypeKind::Mdspan || rhs.kind == TypeKind::Ituple) {
     right = rhs.kind == TypeKind::Mdspan ? rhs.shape : rhs.values;
@@ -443,7 +450,7 @@ Type Checker::checkShapeBinary(const BinaryExpr* b, const Type& lhs, const Type&
     report(b->range(), DiagKind::err_shape_op_mismatch, tokenKindSpelling(op), printShape(left), printShape(right));
     return Type::error();
   }
-  Type t = lhs;
+  Type t = shape;
   SymList out;
   for (size_t i = 0; i < left.size(); ++i) {
     const SymExpr *l = left[i], *r = right[i];

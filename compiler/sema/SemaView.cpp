@@ -372,6 +372,16 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     return llvm::isa<WildcardExpr>(a) ? wildcard : intValue(a, what);
   };
   for (const Expr* a : m->args) {
+    // A shape or an ituple gives several extents (`view([b, 3])`).
+    if (!llvm::isa<WildcardExpr>(a)) {
+      Type t = check(a);
+      if (t.isError()) return t;
+      if (t.kind == TypeKind::Mdspan || t.kind == TypeKind::Ituple) {
+        const SymList& items = t.kind == TypeKind::Mdspan ? t.shape : t.values;
+        extents.append(items.begin(), items.end());
+        continue;
+      }
+    }
     const SymExpr* whole = extents.size() < base.rank() ? base.shape[extents.size()] : unknown();
     extents.push_back(valueOr(a, whole, "a view extent"));
   }
