@@ -476,6 +476,26 @@ Type Checker::checkIntegerBinary(const BinaryExpr* b, const Type& lhs, const Typ
   TokenKind op = b->op;
   const SymExpr* l = lhs.values.empty() ? unknown() : lhs.values[0];
   const SymExpr* r = rhs.values.empty() ? unknown() : rhs.values[0];
+  // Bound-aware arithmetic (`q #- 1`, `p # q #+ 1`): the value and its bound
+  // move together, so the result is a bounded variable again.
+  bool boundAware = op == TokenKind::hashplus || op == TokenKind::hashminus || op == TokenKind::hashstar ||
+                    op == TokenKind::hashslash || op == TokenKind::hashpercent;
+  if (boundAware && lhs.kind == TypeKind::Bounded && lhs.shape.size() == 1) {
+    const SymExpr* bound = lhs.shape[0];
+    Type t = Type::simple(TypeKind::Bounded);
+    switch (op) {
+      case TokenKind::hashplus: t.shape = {sym().add(bound, r)}; t.values = {sym().add(l, r)}; break;
+      case TokenKind::hashminus: t.shape = {sym().sub(bound, r)}; t.values = {sym().sub(l, r)}; break;
+      case TokenKind::hashstar: t.shape = {sym().mul(bound, r)}; t.values = {sym().mul(l, r)}; break;
+      case TokenKind::hashslash: t.shape = {sym().cdiv(bound, r)}; t.values = {sym().floorDiv(l, r)}; break;
+      default: t.shape = {r}; t.values = {sym().mod(l, r)}; break;
+    }
+    if (sym::isDivisionByZero(t.shape[0]) || sym::isDivisionByZero(t.values[0])) {
+      report(b->range(), DiagKind::err_division_by_zero, exprText(b));
+      return Type::error();
+    }
+    return t;
+  }
   Type t = Type::simple(isComparison(op) ? TypeKind::Bool : TypeKind::Int);
   const SymExpr* v = unknown();
   switch (op) {
