@@ -494,6 +494,10 @@ Type Checker::checkIntegerBinary(const BinaryExpr* b, const Type& lhs, const Typ
       report(b->range(), DiagKind::err_division_by_zero, exprText(b));
       return Type::error();
     }
+    if (std::optional<std::int64_t> c = sym::constantValue(t.shape[0]); c && *c <= 0) {
+      report(b->range(), DiagKind::err_bound_not_positive, exprText(b), *c, exprText(b->lhs), sym::print(bound));
+      return Type::error();
+    }
     return t;
   }
   Type t = Type::simple(isComparison(op) ? TypeKind::Bool : TypeKind::Int);
