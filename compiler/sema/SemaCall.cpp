@@ -25,20 +25,16 @@ Type Checker::checkCall(const CallExpr* c) {
   if (name == "cdiv") {
     if (!arity(2)) return Type::error();
     // `cdiv(d.span, {9, 7})`: element-wise on shapes and ituples.
-    auto isShape = [](const Type& t) { return t.kind == TypeKind::Mdspan || t.kind == TypeKind::Ituple; };
-    if (isShape(args[0]) || isShape(args[1])) {
-      auto items = [&](size_t i) {
-        const Type& a = args[i];
-        return a.kind == TypeKind::Mdspan ? a.shape : a.kind == TypeKind::Ituple ? a.values : SymList{};
-      };
-      SymList a = items(0), b = items(1);
-      if (a.empty()) a.assign(b.size(), intValue(c->args[0], "`cdiv`"));
-      if (b.empty()) b.assign(a.size(), intValue(c->args[1], "`cdiv`"));
+    if (args[0].isShape() || args[1].isShape()) {
+      SymList a = args[0].isShape() ? args[0].shapeItems() : SymList{};
+      SymList b = args[1].isShape() ? args[1].shapeItems() : SymList{};
+      if (!args[0].isShape()) a.assign(b.size(), intValue(c->args[0], "`cdiv`"));
+      if (!args[1].isShape()) b.assign(a.size(), intValue(c->args[1], "`cdiv`"));
       if (a.size() != b.size()) {
         report(c->range(), DiagKind::err_shape_op_mismatch, "cdiv", printShape(a), printShape(b));
         return Type::error();
       }
-      Type t = isShape(args[0]) ? args[0] : args[1];
+      Type t = args[0].isShape() ? args[0] : args[1];
       SymList out;
       for (size_t i = 0; i < a.size(); ++i) {
         if (std::optional<std::int64_t> cb = sym::constantValue(b[i]); cb && *cb <= 0) {

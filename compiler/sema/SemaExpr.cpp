@@ -401,8 +401,7 @@ Type Checker::checkBinary(const BinaryExpr* b) {
     return t;
   }
   // Shapes and tuples: element-wise with an int, ituple or mdspan of equal rank.
-  auto isShape = [](const Type& t) { return t.kind == TypeKind::Mdspan || t.kind == TypeKind::Ituple; };
-  if (isShape(lhs) || (lhs.isIntegral() && isShape(rhs))) return checkShapeBinary(b, lhs, rhs);
+  if (lhs.isShape() || (lhs.isIntegral() && rhs.isShape())) return checkShapeBinary(b, lhs, rhs);
   if (lhs.isIntegral() && rhs.isIntegral()) return checkIntegerBinary(b, lhs, rhs);
   bool numeric = [](const Type& t) {
     return t.isIntegral() || t.kind == TypeKind::Element || t.kind == TypeKind::Opaque || t.kind == TypeKind::Bool;
@@ -433,15 +432,15 @@ Type Checker::checkShapeBinary(const BinaryExpr* b, const Type& lhs, const Type&
   // `5 + d.span`: the integer applies to every element of the shape.
   bool intLeft = lhs.isIntegral();
   const Type& shape = intLeft ? rhs : lhs;
-  SymList left = shape.kind == TypeKind::Mdspan ? shape.shape : shape.values;
+  SymList left = shape.shapeItems();
   SymList right;
   if (intLeft) {
     right = left;
     left.assign(right.size(), lhs.values.empty() ? unknown() : lhs.values[0]);
   } else if (rhs.isIntegral()) {
     right.assign(left.size(), rhs.values.empty() ? unknown() : rhs.values[0]);
-  } else if (rhs.kind == TypeKind::Mdspan || rhs.kind == TypeKind::Ituple) {
-    right = rhs.kind == TypeKind::Mdspan ? rhs.shape : rhs.values;
+  } else if (rhs.isShape()) {
+    right = rhs.shapeItems();
   } else {
     report(b->range(), DiagKind::err_operand_type, tokenKindSpelling(op), describe(rhs));
     return Type::error();

@@ -102,6 +102,10 @@ struct Type {
   }
   bool isError() const { return kind == TypeKind::Error; }
   bool isIntegral() const { return kind == TypeKind::Int || kind == TypeKind::Bounded; }
+  /// An mdspan or an ituple: a list of integers, its extents or its values.
+  bool isShape() const { return kind == TypeKind::Mdspan || kind == TypeKind::Ituple; }
+  /// Those integers (for an mdspan or an ituple only).
+  const SymList& shapeItems() const { return kind == TypeKind::Mdspan ? shape : values; }
   unsigned rank() const { return static_cast<unsigned>(shape.size()); }
 };
 

@@ -301,12 +301,14 @@ Type Checker::checkSubspan(const MethodExpr* m, const Type& base, const MethodEx
       }
       Type t = check(a);
       if (t.isError()) return false;
-      if (t.kind == TypeKind::Ituple) out.append(t.values.begin(), t.values.end());
-      else if (t.kind == TypeKind::BoundedTuple && !allowWildcard) {
+      if (t.isShape()) {
+        out.append(t.shapeItems().begin(), t.shapeItems().end());
+      } else if (t.kind == TypeKind::BoundedTuple && !allowWildcard) {
         SymList values = tupleValues(t);
         out.append(values.begin(), values.end());
-      } else if (t.kind == TypeKind::Mdspan) out.append(t.shape.begin(), t.shape.end());
-      else out.push_back(intValue(a, "a subspan value"));
+      } else {
+        out.push_back(intValue(a, "a subspan value"));
+      }
     }
     return true;
   };
@@ -376,9 +378,8 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     if (!llvm::isa<WildcardExpr>(a)) {
       Type t = check(a);
       if (t.isError()) return t;
-      if (t.kind == TypeKind::Mdspan || t.kind == TypeKind::Ituple) {
-        const SymList& items = t.kind == TypeKind::Mdspan ? t.shape : t.values;
-        extents.append(items.begin(), items.end());
+      if (t.isShape()) {
+        extents.append(t.shapeItems().begin(), t.shapeItems().end());
         continue;
       }
     }
@@ -426,8 +427,7 @@ Type Checker::checkSpanAs(const MethodExpr* m, const Type& base) {
   for (const Expr* a : m->args) {
     Type t = check(a);
     if (t.isError()) return t;
-    if (t.kind == TypeKind::Mdspan) shape.append(t.shape.begin(), t.shape.end());
-    else if (t.kind == TypeKind::Ituple) shape.append(t.values.begin(), t.values.end());
+    if (t.isShape()) shape.append(t.shapeItems().begin(), t.shapeItems().end());
     else shape.push_back(intValue(a, "a dimension of `span_as`"));
   }
   const SymExpr* before = sym().constant(1);
