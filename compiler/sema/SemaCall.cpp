@@ -1,5 +1,6 @@
 // Semantic analysis of calls (builtins, intrinsics and device functions),
 // casts and `sizeof` (spec sections 4.7, 6).
+#include <llvm/Support/SaveAndRestore.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "sema/SemaImpl.h"
@@ -12,7 +13,10 @@ using llvm::StringRef;
 Type Checker::checkCall(const CallExpr* c) {
   llvm::SmallVector<Type, 4> args;
   for (const Expr* a : c->templateArgs) check(a);
-  for (const Expr* a : c->args) args.push_back(check(a));
+  for (const Expr* a : c->args) {
+    llvm::SaveAndRestore<bool> pointer(nullptrAllowed_, c->viaCallKeyword);
+    args.push_back(check(a));
+  }
   for (const Type& a : args)
     if (a.isError()) return Type::error();
   if (c->viaCallKeyword) return Type::simple(TypeKind::Opaque);
@@ -137,7 +141,10 @@ Type Checker::checkCall(const CallExpr* c) {
 }
 
 Type Checker::checkCast(const CastExpr* c) {
-  Type operand = check(c->operand);
+  Type operand = [&] {
+    llvm::SaveAndRestore<bool> pointer(nullptrAllowed_, c->type == TokenKind::eof);
+    return check(c->operand);
+  }();
   if (operand.isError()) return operand;
   if (c->type == TokenKind::eof) return Type::simple(TypeKind::Opaque);
   if (!operand.isIntegral() && operand.kind != TypeKind::Element && operand.kind != TypeKind::Bool &&

@@ -206,6 +206,9 @@ class Checker {
   FunctionInfo* function_ = nullptr;
   const ast::CoFunction* functionDecl_ = nullptr;
   bool sawReturnValue_ = false;
+  /// `nullptr` is a C++ pointer: the expression being checked is an argument
+  /// of a `call` or the operand of a foreign cast, where one may stand.
+  bool nullptrAllowed_ = false;
   /// The `__co__` functions defined so far, by name, with the signature of
   /// their C++ wrappers (overloads must differ in it).
   llvm::StringMap<std::vector<std::pair<std::string, const ast::CoFunction*>>> definedFunctions_;
