@@ -86,7 +86,7 @@ constexpr CroqtileOnly kUnsupported[] = {
 /// for Croqtile keep working.
 constexpr CroqtileOnly kIgnored[] = {
     {"--use-warpspec", "warp roles come from the program's `inthreads.async` blocks"},
-    {"--stmatrix", "`mma.store` picks its shared-memory store instructions from the layout"},
+    {"--stmatrix", "`mma.store` chooses its own store instructions; this option does not change them"},
     {"--wgmma-wait-depth", "WGMMAs stay in flight as the program's `mma.commit` and `wait` place them"},
     {"--wgmma-split-batch", "WGMMAs stay in flight as the program's `mma.commit` and `wait` place them"},
     {"--tma-cluster-aware", "TMA copies are cluster-aware exactly in programs that launch clusters"},
