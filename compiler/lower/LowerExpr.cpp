@@ -348,9 +348,9 @@ const Expr* Lowerer::lowerExpr(const ast::Expr* e) {
       return m().floatc(text, TokenKind::ty_f32);
     }
     case NodeKind::BoolLiteralExpr: return m().boolc(llvm::cast<BoolLiteralExpr>(e)->value);
-    // `nullptr`: an argument of a `call`, usually under a foreign cast
-    // (`__to<"const float*">(nullptr)`).
-    case NodeKind::NullptrLiteralExpr: return m().var("nullptr", {kir::ScalarType::Kind::Void, TokenKind::eof});
+    // `nullptr`: an argument of a `call` or under a foreign cast
+    // (`__to<"const float*">(nullptr)`), a C++ value as those are.
+    case NodeKind::NullptrLiteralExpr: return m().var("nullptr", typeOf(e));
     case NodeKind::NameExpr: return lowerName(llvm::cast<NameExpr>(e));
     case NodeKind::UnaryExpr: {
       const auto* u = llvm::cast<UnaryExpr>(e);

@@ -1,6 +1,5 @@
 // Semantic analysis of calls (builtins, intrinsics and device functions),
 // casts and `sizeof` (spec sections 4.7, 6).
-#include <llvm/Support/SaveAndRestore.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "sema/SemaImpl.h"
@@ -13,10 +12,7 @@ using llvm::StringRef;
 Type Checker::checkCall(const CallExpr* c) {
   llvm::SmallVector<Type, 4> args;
   for (const Expr* a : c->templateArgs) check(a);
-  for (const Expr* a : c->args) {
-    llvm::SaveAndRestore<bool> pointer(nullptrAllowed_, c->viaCallKeyword);
-    args.push_back(check(a));
-  }
+  for (const Expr* a : c->args) args.push_back(c->viaCallKeyword ? checkCxxOperand(a) : check(a));
   for (const Type& a : args)
     if (a.isError()) return Type::error();
   if (c->viaCallKeyword) return Type::simple(TypeKind::Opaque);
@@ -140,11 +136,15 @@ Type Checker::checkCall(const CallExpr* c) {
   return Type::error();
 }
 
+Type Checker::checkCxxOperand(const Expr* e) {
+  if (!llvm::isa<NullptrLiteralExpr>(e)) return check(e);
+  Type t = Type::simple(TypeKind::Opaque);
+  result_.exprTypes[e] = t;
+  return t;
+}
+
 Type Checker::checkCast(const CastExpr* c) {
-  Type operand = [&] {
-    llvm::SaveAndRestore<bool> pointer(nullptrAllowed_, c->type == TokenKind::eof);
-    return check(c->operand);
-  }();
+  Type operand = c->type == TokenKind::eof ? checkCxxOperand(c->operand) : check(c->operand);
   if (operand.isError()) return operand;
   if (c->type == TokenKind::eof) return Type::simple(TypeKind::Opaque);
   if (!operand.isIntegral() && operand.kind != TypeKind::Element && operand.kind != TypeKind::Bool &&

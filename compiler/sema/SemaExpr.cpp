@@ -1,7 +1,6 @@
 // Semantic analysis of expressions (spec sections 4.6, 4.7, 5, 6): the type
 // of every expression and the symbolic value of every integer expression.
 // Calls, casts and `sizeof` are in SemaCall.cpp.
-#include <llvm/Support/SaveAndRestore.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "ast/ASTExprPrinter.h"
@@ -66,15 +65,6 @@ Type Checker::check(const Expr* e) {
   if (!e) return Type::error();
   auto found = result_.exprTypes.find(e);
   if (found != result_.exprTypes.end()) return found->second;
-  // `nullptr` may be the expression where nullptrAllowed_ says so, and not a
-  // part of it.
-  const bool pointerHere = nullptrAllowed_;
-  llvm::SaveAndRestore<bool> inner(nullptrAllowed_, false);
-  if (llvm::isa<NullptrLiteralExpr>(e) && !pointerHere) {
-    report(e->range(), DiagKind::err_nullptr_value);
-    result_.exprTypes[e] = Type::error();
-    return Type::error();
-  }
   Type t = checkUncached(e);
   result_.exprTypes[e] = t;
   return t;
@@ -194,7 +184,11 @@ Type Checker::checkUncached(const Expr* e) {
       t.values = {sym().constant(llvm::cast<BoolLiteralExpr>(e)->value ? 1 : 0)};
       return t;
     }
-    case NodeKind::NullptrLiteralExpr: return Type::simple(TypeKind::Opaque);
+    // A C++ pointer, which only an argument that C++ receives may be
+    // (checkCxxOperand).
+    case NodeKind::NullptrLiteralExpr:
+      report(e->range(), DiagKind::err_nullptr_value);
+      return Type::error();
     case NodeKind::StringLiteralExpr: return Type::simple(TypeKind::String);
     case NodeKind::NameExpr: return checkName(llvm::cast<NameExpr>(e));
     case NodeKind::WildcardExpr:

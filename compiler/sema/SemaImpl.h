@@ -120,6 +120,9 @@ class Checker {
   Type checkSubscript(const ast::SubscriptExpr* s);
   Type checkCall(const ast::CallExpr* c);
   Type checkCast(const ast::CastExpr* c);
+  /// check() of an argument that C++ receives (of a `call`, or the operand
+  /// of a foreign cast), where `nullptr` may stand: it is a C++ value there.
+  Type checkCxxOperand(const ast::Expr* e);
   Type checkSizeOf(const ast::SizeOfExpr* s);
   /// The symbolic integer value of an already checked expression (Unknown
   /// when it is not an integer known symbolically).
@@ -206,9 +209,6 @@ class Checker {
   FunctionInfo* function_ = nullptr;
   const ast::CoFunction* functionDecl_ = nullptr;
   bool sawReturnValue_ = false;
-  /// `nullptr` is a C++ pointer: the expression being checked is an argument
-  /// of a `call` or the operand of a foreign cast, where one may stand.
-  bool nullptrAllowed_ = false;
   /// The `__co__` functions defined so far, by name, with the signature of
   /// their C++ wrappers (overloads must differ in it).
   llvm::StringMap<std::vector<std::pair<std::string, const ast::CoFunction*>>> definedFunctions_;
