@@ -296,14 +296,14 @@ void Checker::checkCondition(const Expr* cond) {
 
 void Checker::checkIf(const IfStmt* s) {
   checkCondition(s->cond);
-  checkBody(s->then, ScopeKind::If, "if");
-  if (s->otherwise) checkBody(s->otherwise, ScopeKind::If, "else");
+  underCondition(s->cond, false, [&] { checkBody(s->then, ScopeKind::If, "if"); });
+  if (s->otherwise) underCondition(s->cond, true, [&] { checkBody(s->otherwise, ScopeKind::If, "else"); });
 }
 
 void Checker::checkWhile(const WhileStmt* s) {
   checkCondition(s->cond);
   ++loopDepth_;
-  checkBody(s->body, ScopeKind::While, "while");
+  underCondition(s->cond, false, [&] { checkBody(s->body, ScopeKind::While, "while"); });
   --loopDepth_;
 }
 
@@ -738,7 +738,7 @@ void Checker::checkInthreads(const InthreadsStmt* s) {
       report(s->cond->range(), DiagKind::err_inthreads_not_divergent, *c ? "true" : "false");
   }
   ++inthreadsDepth_;
-  checkBody(s->body, ScopeKind::Inthreads, "inthreads");
+  underCondition(s->cond, false, [&] { checkBody(s->body, ScopeKind::Inthreads, "inthreads"); });
   --inthreadsDepth_;
 }
 

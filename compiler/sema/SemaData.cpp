@@ -117,7 +117,7 @@ void Checker::checkCopyEnds(const DmaStmt* d, const Type& src, const Type& dst, 
     const Type& box = to == "shared" ? dst : src;
     for (size_t i = 0; i < box.rank(); ++i) {
       if (!sym::constantValue(box.shape[i]) && !sym::isUnknown(box.shape[i])) {
-        report(d->range(), DiagKind::err_tma_box_not_constant, i, sym::print(box.shape[i]));
+        report(d->range(), DiagKind::err_tma_box_not_constant, i, sym::printForUser(box.shape[i]));
         break;
       }
     }

@@ -68,7 +68,7 @@ SymList Checker::arrayDimensions(llvm::ArrayRef<Expr*> dims, StringRef name) {
     const SymExpr* v = intValue(e, "an array dimension");
     std::optional<std::int64_t> c = sym::constantValue(v);
     if (!c) {
-      if (!sym::isUnknown(v)) report(e->range(), DiagKind::err_array_dim_not_static, name, sym::print(v));
+      if (!sym::isUnknown(v)) report(e->range(), DiagKind::err_array_dim_not_static, name, sym::printForUser(v));
     } else if (*c <= 0) {
       report(e->range(), DiagKind::err_array_dim_not_positive, name, *c);
     }

@@ -498,7 +498,7 @@ Type Checker::checkIntegerBinary(const BinaryExpr* b, const Type& lhs, const Typ
       return Type::error();
     }
     if (std::optional<std::int64_t> c = sym::constantValue(t.shape[0]); c && *c <= 0) {
-      report(b->range(), DiagKind::err_bound_not_positive, exprText(b), *c, exprText(b->lhs), sym::print(bound));
+      report(b->range(), DiagKind::err_bound_not_positive, exprText(b), *c, exprText(b->lhs), sym::printForUser(bound));
       return Type::error();
     }
     return t;
@@ -568,7 +568,8 @@ Type Checker::checkIntegerBinary(const BinaryExpr* b, const Type& lhs, const Typ
 /// The value of `c ? a : b` when `c` is known only at run time: `min`/`max`
 /// when it compares its two branches (`a < b ? a : b`), else a value known
 /// to lie between the bounds of the branches (`x == 5 ? 2 : 3`), else unknown.
-const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c) {
+const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c, std::optional<sym::Interval> thenRange,
+                                      std::optional<sym::Interval> elseRange) {
   // Integers and integer data (`64 < rows - i * 64 ? 64 : rows - i * 64`).
   const SymExpr* a = integerDataValue(c->then);
   const SymExpr* b = integerDataValue(c->otherwise);
@@ -582,22 +583,43 @@ const SymExpr* Checker::runtimeChoice(const ConditionalExpr* c) {
       if (l == b && r == a) return less ? sym().max(a, b) : sym().min(a, b);
     }
   }
-  sym::Interval x = sym().bounds(a), y = sym().bounds(b);
-  if (x.lo && x.hi && y.lo && y.hi)
-    return sym().freshSymbol(exprText(c), std::min(*x.lo, *y.lo), sym().constant(std::max(*x.hi, *y.hi) + 1));
+  // Each branch's values where it is chosen, else all its values: then the
+  // choice's range is wider than its values, and a subscript does not judge it.
+  bool narrowed = thenRange && elseRange;
+  sym::Interval x = narrowed ? *thenRange : sym().bounds(a), y = narrowed ? *elseRange : sym().bounds(b);
+  if (x.lo && x.hi && y.lo && y.hi) {
+    const SymExpr* choice =
+        sym().freshSymbol(exprText(c), std::min(*x.lo, *y.lo), sym().constant(std::max(*x.hi, *y.hi) + 1));
+    if (!narrowed) impreciseChoices_[llvm::cast<sym::SymbolExpr>(choice)] = unknown();
+    return choice;
+  }
   return unknown();
 }
 
 Type Checker::checkConditional(const ConditionalExpr* c) {
   check(c->cond);
-  Type a = check(c->then);
-  Type b = check(c->otherwise);
+  Type a, b;
+  std::optional<sym::Interval> thenRange, elseRange;
+  auto rangeOf = [&](const Expr* e, const Type& t) -> std::optional<sym::Interval> {
+    const SymExpr* v = t.isIntegral() || (t.kind == TypeKind::Element && isIntegerElem(t.elem)) ? integerDataValue(e)
+                                                                                               : unknown();
+    if (sym::isUnknown(v)) return std::nullopt;
+    return pathBounds(v);
+  };
+  underCondition(c->cond, false, [&] {
+    a = check(c->then);
+    thenRange = rangeOf(c->then, a);
+  });
+  underCondition(c->cond, true, [&] {
+    b = check(c->otherwise);
+    elseRange = rangeOf(c->otherwise, b);
+  });
   if (a.isError() || b.isError()) return Type::error();
   if (a.isIntegral() && b.isIntegral()) {
     Type t = Type::simple(TypeKind::Int);
     std::optional<std::int64_t> cond = constantOf(c->cond);
     if (cond) t.values = {*cond ? valueOf(c->then) : valueOf(c->otherwise)};
-    else t.values = {runtimeChoice(c)};
+    else t.values = {runtimeChoice(c, thenRange, elseRange)};
     return t;
   }
   auto integerData = [](const Type& x) { return x.kind == TypeKind::Element && isIntegerElem(x.elem); };
@@ -605,7 +627,7 @@ Type Checker::checkConditional(const ConditionalExpr* c) {
   // time, followed symbolically where sema can.
   if ((a.isIntegral() && integerData(b)) || (integerData(a) && b.isIntegral())) {
     Type t = Type::simple(TypeKind::Int);
-    t.values = {runtimeChoice(c)};
+    t.values = {runtimeChoice(c, thenRange, elseRange)};
     return t;
   }
   // Otherwise an element when either branch is one (`c ? 0 : x` of an f32
@@ -835,8 +857,22 @@ Type Checker::checkSubscript(const SubscriptExpr* s) {
     }
     std::optional<std::int64_t> c = constantOf(s->indices[d]);
     std::optional<std::int64_t> bound = sym::constantValue(base.arrayDims[d]);
-    if (c && bound && (*c < 0 || *c >= *bound))
+    if (c && bound && (*c < 0 || *c >= *bound)) {
       report(s->indices[d]->range(), DiagKind::err_array_index_out_of_range, *c, d, exprText(s->base), *bound);
+      continue;
+    }
+    if (c || !bound || !it.isIntegral()) continue;
+    // An index that runs over bounded variables (`b[wg - 1]` in `parallel
+    // wg by 3`) must stay in range for every value they take on this path.
+    const SymExpr* v = valueOf(s->indices[d]);
+    if (sym::isUnknown(v) || sym::isUnknown(sym().substitute(v, impreciseChoices_))) continue;
+    std::optional<sym::Interval> r = pathBounds(v);
+    if (!r || !r->lo || !r->hi || (*r->lo >= 0 && *r->hi < *bound)) continue;
+    std::string index = "`" + exprText(s->indices[d]) + "`";
+    std::string value = sym::printForUser(v);
+    if ("`" + value + "`" != index) index += " (`" + value + "`)";
+    report(s->indices[d]->range(), DiagKind::err_array_index_range_out_of_range, index, d, exprText(s->base), *bound,
+           *r->lo, *r->hi);
   }
   Type t = base;
   t.arrayDims.erase(t.arrayDims.begin(), t.arrayDims.begin() + static_cast<std::ptrdiff_t>(s->indices.size()));

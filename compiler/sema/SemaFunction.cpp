@@ -43,7 +43,9 @@ void Checker::checkFunction(const CoFunction& fn) {
     report(fn.returnType.range, DiagKind::err_return_type,
            fn.returnType.kind == TypeRef::Kind::Stream ? "a stream" : "a scalar");
   }
+  conditionalExit_ = hasConditionalExit(fn.body, false);
   checkCompound(fn.body);
+  conditionalExit_ = false;
   if (fn.returnType.kind == TypeRef::Kind::Auto && !sawReturnValue_)
     report(fn.returnType.range, DiagKind::warn_auto_without_return, fn.name);
   finishFutures();

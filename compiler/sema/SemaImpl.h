@@ -152,7 +152,10 @@ class Checker {
   Type checkElementAccess(const ast::MethodExpr* m, const Type& base);
   Type checkTiling(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* at);
   const SymExpr* offsetBound(const ast::Expr* e);
-  const SymExpr* runtimeChoice(const ast::ConditionalExpr* c);
+  /// The value of `c ? a : b` chosen at run time, given the ranges of the
+  /// branches where each is chosen (when known).
+  const SymExpr* runtimeChoice(const ast::ConditionalExpr* c, std::optional<sym::Interval> thenRange,
+                               std::optional<sym::Interval> elseRange);
   Type checkSubspan(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* step,
                     const ast::MethodExpr* at);
   Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);
@@ -230,6 +233,45 @@ class Checker {
   void noteIntrinsicPragmas(llvm::StringRef text);
   unsigned loopDepth_ = 0;
   unsigned inthreadsDepth_ = 0;
+
+  // ---- Path conditions (SemaGuard.cpp) ----
+  /// A range that an enclosing condition (`if`, `while`, `inthreads`, `?:`)
+  /// gives a bounded variable on the path being checked: `if (wg >= 1)`.
+  struct Guard {
+    const sym::SymbolExpr* symbol;
+    std::optional<std::int64_t> lo;
+    std::optional<std::int64_t> hi;
+  };
+  std::vector<Guard> guards_;
+  /// Enclosing conditions that say more than ranges of bounded variables
+  /// (`if (x != 2)`, `if (flag)`): the path's ranges are not known.
+  unsigned opaqueGuards_ = 0;
+  /// Values of `?:` whose range spans both branches' whole ranges, wider
+  /// than the values chosen, each mapped to Unknown.
+  sym::SymSubstitution impreciseChoices_;
+  /// True while checking a function that may leave a block early under a
+  /// condition (`if (p == 0) return;`, a `break` in an `if`, C++ text with
+  /// `return`): the statements after it are guarded in ways not followed.
+  bool conditionalExit_ = false;
+  /// Appends the ranges that `cond` (or, with `negated`, its negation)
+  /// gives bounded variables; false when it says anything else.
+  bool collectGuards(const ast::Expr* cond, bool negated, std::vector<Guard>& out);
+  /// Checks `body` with the ranges `cond` (or its negation) gives.
+  template <typename Fn>
+  void underCondition(const ast::Expr* cond, bool negated, Fn&& body) {
+    std::vector<Guard> found;
+    bool exact = collectGuards(cond, negated, found);
+    size_t before = guards_.size();
+    guards_.insert(guards_.end(), found.begin(), found.end());
+    if (!exact) ++opaqueGuards_;
+    body();
+    if (!exact) --opaqueGuards_;
+    guards_.resize(before);
+  }
+  /// The values an integer may take on the current path, or nothing when
+  /// the path's conditions are not followed.
+  std::optional<sym::Interval> pathBounds(const SymExpr* v);
+  static bool hasConditionalExit(const ast::Stmt* s, bool conditional);
   /// The protocol state of every future of the current function: bound by
   /// an async copy, waited since, or still a `dma.any` placeholder.
   struct FutureState {

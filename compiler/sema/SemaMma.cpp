@@ -300,7 +300,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   if (s->sparse) Ka = sym().mul(Ka, sym().constant(2));
   std::string layout = std::string(s->rowA ? "row" : "col") + "." + (s->rowB ? "row" : "col");
   if (sym().proveEQ(Ka, Kb) == Truth::False) {
-    report(s->range(), DiagKind::err_mma_k_mismatch, sym::print(Ka), sym::print(Kb));
+    report(s->range(), DiagKind::err_mma_k_mismatch, sym::printForUser(Ka), sym::printForUser(Kb));
     return;
   }
   bool fp8 = [](TokenKind k) {
@@ -321,7 +321,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   } else if (acc.rank() != 2 || sym().proveEQ(acc.shape[0], M) == Truth::False ||
              sym().proveEQ(acc.shape[1], N) == Truth::False) {
     report(s->range(), DiagKind::err_mma_acc_shape, printShape(acc.shape), layout, printShape(a.shape),
-           printShape(b.shape), sym::print(M), sym::print(N));
+           printShape(b.shape), sym::printForUser(M), sym::printForUser(N));
     return;
   } else if (accSym && accSym->type.elem == TokenKind::eof) {
     accSym->type.elem = accElem;
@@ -332,7 +332,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     std::string accSpelling = tokenKindSpelling(accElem).str();
     report(s->range(), DiagKind::err_mma_unsupported,
            "[" + tokenKindSpelling(a.elem).str() + "(a)" + tokenKindSpelling(b.elem).str() + "(b)" + accSpelling +
-               "(c)" + accSpelling + "(d): m" + sym::print(M) + "n" + sym::print(N) + "k" + sym::print(Kb) + "]",
+               "(c)" + accSpelling + "(d): m" + sym::printForUser(M) + "n" + sym::printForUser(N) + "k" + sym::printForUser(Kb) + "]",
            "with a tile shape that is not a compile-time constant",
            "MMA tiles come from shared buffers or views of constant shape");
     return;

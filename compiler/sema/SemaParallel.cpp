@@ -262,7 +262,7 @@ void Checker::checkParallel(const ParallelStmt* p) {
                runtimeWarpCountAllowed(b))
         kernel_->runtimeWarps = v;
       else if (!c && (level == ParallelLevel::Group || level == ParallelLevel::Group4) && !sym::isUnknown(v))
-        report(e->range(), DiagKind::err_parallel_extent_not_constant, parallelLevelName(level), sym::print(v));
+        report(e->range(), DiagKind::err_parallel_extent_not_constant, parallelLevelName(level), sym::printForUser(v));
       extents.push_back(v);
     }
     ParallelLevelInfo info;
@@ -348,7 +348,7 @@ void Checker::checkClusterLevel(const ParallelBinding& b, const ParallelLevelInf
   std::optional<std::int64_t> size = info.extents.size() == 1 ? sym::constantValue(info.extents[0]) : std::nullopt;
   if (!size || *size < 1 || *size > 8) {
     std::string found;
-    for (const SymExpr* e : info.extents) found += (found.empty() ? "" : ", ") + sym::print(e);
+    for (const SymExpr* e : info.extents) found += (found.empty() ? "" : ", ") + sym::printForUser(e);
     report(b.range, DiagKind::err_cluster_size, "[" + found + "]");
     return;
   }

@@ -162,7 +162,7 @@ Type Checker::checkElementAccess(const MethodExpr* m, const Type& base) {
   for (size_t d = 0; shapeKnown && d < indices.size(); ++d) {
     if (sym().proveGE(indices[d], base.shape[d]) == Truth::True || sym().proveLT(indices[d], sym().constant(0)) == Truth::True)
       report(m->args.size() == indices.size() ? m->args[d]->range() : m->range(), DiagKind::err_element_index_out_of_bounds,
-             d, exprText(m->base), sym::print(indices[d]), sym::print(base.shape[d]));
+             d, exprText(m->base), sym::printForUser(indices[d]), sym::printForUser(base.shape[d]));
   }
   Type t = Type::simple(TypeKind::Element);
   t.elem = base.elem;
@@ -270,7 +270,7 @@ Type Checker::checkTiling(const MethodExpr* m, const Type& base, const MethodExp
   SymList extents, origin, stride;
   for (size_t d = 0; d < factors.size(); ++d) {
     if (sym().proveGT(factors[d], base.shape[d]) == Truth::True) {
-      report(m->range(), DiagKind::err_tiling_factor_exceeds, d, sym::print(factors[d]), sym::print(base.shape[d]));
+      report(m->range(), DiagKind::err_tiling_factor_exceeds, d, sym::printForUser(factors[d]), sym::printForUser(base.shape[d]));
       return Type::error();
     }
     const SymExpr* extent = sym().floorDiv(base.shape[d], factors[d]);
@@ -325,7 +325,7 @@ Type Checker::checkSubspan(const MethodExpr* m, const Type& base, const MethodEx
       return Type::error();
     }
     if (m->method == TokenKind::m_subspan && sym().proveGT(extents[d], base.shape[d]) == Truth::True) {
-      report(m->range(), DiagKind::err_subspan_too_large, d, sym::print(extents[d]), sym::print(base.shape[d]));
+      report(m->range(), DiagKind::err_subspan_too_large, d, sym::printForUser(extents[d]), sym::printForUser(base.shape[d]));
       return Type::error();
     }
   }
@@ -351,8 +351,8 @@ Type Checker::checkSubspan(const MethodExpr* m, const Type& base, const MethodEx
   for (size_t d = 0; d < base.rank(); ++d) {
     const SymExpr* o = sym().mul(coords[d], steps[d]);
     if (m->method == TokenKind::m_subspan && sym().proveGE(o, base.shape[d]) == Truth::True) {
-      report(at ? at->range() : m->range(), DiagKind::err_view_offset_out_of_bounds, d, sym::print(o),
-             sym::print(base.shape[d]));
+      report(at ? at->range() : m->range(), DiagKind::err_view_offset_out_of_bounds, d, sym::printForUser(o),
+             sym::printForUser(base.shape[d]));
       return Type::error();
     }
     origin.push_back(o);
@@ -411,8 +411,8 @@ Type Checker::checkWindow(const MethodExpr* m, const Type& base, const MethodExp
     }
     for (size_t d = 0; d < origin.size(); ++d) {
       if (sym().proveGE(origin[d], base.shape[d]) == Truth::True) {
-        report(from->range(), DiagKind::err_view_offset_out_of_bounds, d, sym::print(origin[d]),
-               sym::print(base.shape[d]));
+        report(from->range(), DiagKind::err_view_offset_out_of_bounds, d, sym::printForUser(origin[d]),
+               sym::printForUser(base.shape[d]));
         return Type::error();
       }
     }
@@ -435,8 +435,8 @@ Type Checker::checkSpanAs(const MethodExpr* m, const Type& base) {
   for (const SymExpr* d : base.shape) before = sym().mul(before, d);
   for (const SymExpr* d : shape) after = sym().mul(after, d);
   if (sym().proveEQ(before, after) == Truth::False) {
-    report(m->range(), DiagKind::err_span_as_size, exprText(m->base), sym::print(before), printShape(shape),
-           sym::print(after));
+    report(m->range(), DiagKind::err_span_as_size, exprText(m->base), sym::printForUser(before), printShape(shape),
+           sym::printForUser(after));
     return Type::error();
   }
   const SymExpr* offset = base.view ? base.view->linearOffset : nullptr;
@@ -507,8 +507,8 @@ std::optional<const SymExpr*> Checker::contiguousWindowOffset(const MethodExpr* 
   while (first + 1 < rank && sym().proveEQ(extent[first], sym().constant(1)) == Truth::True) ++first;
   for (size_t d = first + 1; d < rank; ++d) {
     if (sym().proveEQ(extent[d], arrayShape[d]) != Truth::True) {
-      report(m->range(), DiagKind::err_span_as_partial_rows, exprText(m->base), d, sym::print(extent[d]),
-             sym::print(arrayShape[d]));
+      report(m->range(), DiagKind::err_span_as_partial_rows, exprText(m->base), d, sym::printForUser(extent[d]),
+             sym::printForUser(arrayShape[d]));
       return std::nullopt;
     }
   }

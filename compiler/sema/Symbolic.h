@@ -344,6 +344,9 @@ int compare(const SymExpr* a, const SymExpr* b);
 ///    divisor products in their own: `(N / 2)`, `((M + 63) / 64)`, `(M % 4)`;
 ///  * calls: `cdiv(M, 64)`, `min(M, N)`, `max(1, K)`; Unknown as `<unknown>`.
 std::string print(const SymExpr* e);
+/// print() with scope qualifications dropped (`wg + 1`, not
+/// `::f::paraby_0::wg + 1`), for diagnostics.
+std::string printForUser(const SymExpr* e);
 
 /// Owns every node; see the file comment for the canonical form.
 class SymContext {

@@ -1,6 +1,7 @@
 // Walks over symbolic expressions: printing for diagnostics, evaluation at a
 // point, and substitution of symbols. Recursion depth is bounded by
 // SymContext::kMaxDepth and total work by kMaxTreeSize.
+#include <cctype>
 #include <llvm/Support/raw_ostream.h>
 
 #include "sema/Symbolic.h"
@@ -149,6 +150,27 @@ std::string print(const SymExpr* e) {
   llvm::raw_string_ostream os(out);
   Printer(os).print(e);
   os.flush();
+  return out;
+}
+
+std::string printForUser(const SymExpr* e) {
+  std::string full = print(e);
+  // A run of name characters and colons (`::f::paraby_0::wg`) keeps the part
+  // after its last `::` (`wg`).
+  auto isNameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':'; };
+  std::string out;
+  for (size_t i = 0; i < full.size();) {
+    if (!isNameChar(full[i])) {
+      out += full[i++];
+      continue;
+    }
+    size_t j = i;
+    while (j < full.size() && isNameChar(full[j])) ++j;
+    llvm::StringRef run(full.data() + i, j - i);
+    size_t cut = run.rfind("::");
+    out += (cut == llvm::StringRef::npos ? run : run.drop_front(cut + 2)).str();
+    i = j;
+  }
   return out;
 }
 
