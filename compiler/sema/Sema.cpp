@@ -542,7 +542,17 @@ std::vector<Symbol*> Checker::tupleElements(Symbol* tuple) {
 
 void Checker::checkWith(const WithStmt* w) {
   pushScope(ScopeKind::With, "within");
-  for (const IterBinding& b : w->bindings) bindIteration(b, Symbol::Kind::IterVar);
+  for (const IterBinding& b : w->bindings) {
+    bindIteration(b, Symbol::Kind::IterVar);
+    // A `with` names positions of a space, which needs at least one (a
+    // `foreach` over an empty range is a loop that runs no time).
+    if (std::optional<SymList> extents = b.extent ? shapeOf(b.extent, "an iteration space") : std::nullopt) {
+      for (size_t d = 0; d < extents->size(); ++d) {
+        std::optional<std::int64_t> c = sym::constantValue((*extents)[d]);
+        if (c && *c <= 0) report(b.extent->range(), DiagKind::err_with_extent_not_positive, exprText(b.extent), d, *c);
+      }
+    }
+  }
   for (const WherePair& p : w->where) {
     for (StringRef n : {p.lhs, p.rhs})
       if (!lookup(n)) diags_.report(p.range.Start, DiagKind::err_undeclared, n).range(p.range);
