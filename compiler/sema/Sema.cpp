@@ -313,8 +313,10 @@ bool Checker::isMutableValue(const Symbol* s) const {
     case TypeKind::Future:
     case TypeKind::MmaFuture:
     case TypeKind::Fragment:
-    case TypeKind::Accumulator:
-    case TypeKind::Element: return true;
+    case TypeKind::Accumulator: return true;
+    // Typed element declarations (`f16 acc = 0.0f;`) are mutable, untyped
+    // bindings of an element value (`x = buf.at(i);`) are not (spec 4.5).
+    case TypeKind::Element: return s->kind == Symbol::Kind::Param;
     default: return false;
   }
 }

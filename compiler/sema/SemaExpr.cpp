@@ -289,6 +289,7 @@ Type Checker::checkUnary(const UnaryExpr* u) {
     }
     case TokenKind::plusplus:
     case TokenKind::minusminus: {
+      if (!checkIncrementOperand(u->op, u->operand)) return Type::error();
       if (const auto* n = llvm::dyn_cast<NameExpr>(u->operand)) {
         auto it = result_.references.find(n);
         if (it != result_.references.end() && !isMutableValue(it->second)) {
@@ -326,9 +327,26 @@ Type Checker::checkUnary(const UnaryExpr* u) {
   return Type::error();
 }
 
+/// `++x`, `x--`: only a variable or an element (or `++x`, which C++ makes
+/// one) has storage to change.
+bool Checker::checkIncrementOperand(TokenKind op, const Expr* o) {
+  if (llvm::isa<NameExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o)) return true;
+  if (const auto* u = llvm::dyn_cast<UnaryExpr>(o); u && (u->op == TokenKind::plusplus || u->op == TokenKind::minusminus))
+    return true;
+  const char* what = llvm::isa<CallExpr>(o)                                      ? "the result of a call"
+                     : llvm::isa<IntLiteralExpr, FloatLiteralExpr, BoolLiteralExpr,
+                                 NullptrLiteralExpr, StringLiteralExpr>(o)       ? "a literal"
+                     : llvm::isa<CastExpr>(o)                                     ? "the result of a conversion"
+                     : llvm::isa<PostfixExpr>(o)                                  ? "the value before an increment"
+                                                                                  : "the result of an operator";
+  report(o->range(), DiagKind::err_increment_of_value, tokenKindSpelling(op), exprText(o), what);
+  return false;
+}
+
 Type Checker::checkPostfix(const PostfixExpr* p) {
   Type operand = check(p->operand);
   if (operand.isError()) return operand;
+  if (!checkIncrementOperand(p->op, p->operand)) return Type::error();
   if (const auto* n = llvm::dyn_cast<NameExpr>(p->operand)) {
     auto it = result_.references.find(n);
     if (it != result_.references.end() && !isMutableValue(it->second)) {

@@ -103,6 +103,7 @@ class Checker {
   Type checkName(const ast::NameExpr* n);
   Type checkUnary(const ast::UnaryExpr* u);
   Type checkPostfix(const ast::PostfixExpr* p);
+  bool checkIncrementOperand(TokenKind op, const ast::Expr* operand);
   Type checkBinary(const ast::BinaryExpr* b);
   /// `%`, `&`, `|`, `^`, `<<` and `>>` take integers: reports the first
   /// floating operand and returns false.

@@ -13,7 +13,8 @@
 //   sub-byte integers  from an integer: the low bits (wraps around, like a C++
 //                      conversion to a narrower integer); from a floating value:
 //                      truncated toward zero and saturated to the range; to
-//                      `int` implicitly (sign-extended for s2/s4/s6)
+//                      `int` implicitly (sign-extended for s2/s4/s6); `++` and
+//                      `--` wrap around the same way
 //   fp6, fp4, ue4m3    from f32: round to nearest even, saturate to the largest
 //                      finite value (`__NV_SATFINITE`); fp6/fp4 have no NaN, a
 //                      NaN becomes the positive maximum; ue4m3 (e4m3 without a
@@ -155,6 +156,26 @@ struct subbyte_int {
   // From a floating value: truncated toward zero, saturated to the range.
   template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   CROQ_HOST_DEVICE explicit subbyte_int(T v) : subbyte_int(saturate(static_cast<float>(v))) {}
+
+  // `++` and `--` wrap around, as the conversion from an integer does.
+  CROQ_HOST_DEVICE subbyte_int& operator++() {
+    __x = static_cast<std::uint8_t>((__x + 1u) & mask);
+    return *this;
+  }
+  CROQ_HOST_DEVICE subbyte_int& operator--() {
+    __x = static_cast<std::uint8_t>((__x - 1u) & mask);
+    return *this;
+  }
+  CROQ_HOST_DEVICE subbyte_int operator++(int) {
+    subbyte_int old = *this;
+    ++*this;
+    return old;
+  }
+  CROQ_HOST_DEVICE subbyte_int operator--(int) {
+    subbyte_int old = *this;
+    --*this;
+    return old;
+  }
 
   CROQ_HOST_DEVICE operator int() const {
     const int v = static_cast<int>(__x & mask);
