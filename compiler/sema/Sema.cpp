@@ -468,9 +468,15 @@ void Checker::checkConversion(const Type& from, TokenKind to, SMRange where) {
 }
 
 /// Declares the variables of one `with`/`foreach` binding.
-void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind) {
+void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind, bool isWith) {
   std::optional<SymList> extents = shapeOf(b.extent, "an iteration space");
   if (!extents) extents.emplace();
+  // A `with` names positions of a space, which needs at least one (a
+  // `foreach` over an empty range is a loop that runs no time).
+  for (size_t d = 0; isWith && b.extent && d < extents->size(); ++d) {
+    std::optional<std::int64_t> c = sym::constantValue((*extents)[d]);
+    if (c && *c <= 0) report(b.extent->range(), DiagKind::err_with_extent_not_positive, exprText(b.extent), d, *c);
+  }
   auto bounded = [&](StringRef name, const SymExpr* extent, llvm::SMLoc loc) {
     if (name == "_") {
       diags_.report(loc, DiagKind::err_wildcard_binding);
@@ -544,17 +550,7 @@ std::vector<Symbol*> Checker::tupleElements(Symbol* tuple) {
 
 void Checker::checkWith(const WithStmt* w) {
   pushScope(ScopeKind::With, "within");
-  for (const IterBinding& b : w->bindings) {
-    bindIteration(b, Symbol::Kind::IterVar);
-    // A `with` names positions of a space, which needs at least one (a
-    // `foreach` over an empty range is a loop that runs no time).
-    if (std::optional<SymList> extents = b.extent ? shapeOf(b.extent, "an iteration space") : std::nullopt) {
-      for (size_t d = 0; d < extents->size(); ++d) {
-        std::optional<std::int64_t> c = sym::constantValue((*extents)[d]);
-        if (c && *c <= 0) report(b.extent->range(), DiagKind::err_with_extent_not_positive, exprText(b.extent), d, *c);
-      }
-    }
-  }
+  for (const IterBinding& b : w->bindings) bindIteration(b, Symbol::Kind::IterVar, /*isWith=*/true);
   for (const WherePair& p : w->where) {
     for (StringRef n : {p.lhs, p.rhs})
       if (!lookup(n)) diags_.report(p.range.Start, DiagKind::err_undeclared, n).range(p.range);
@@ -571,7 +567,7 @@ void Checker::checkForeach(const ForeachStmt* f) {
       // The loop's own variables, for the lowering (the statements of a
       // macro expansion share one location, so it cannot find them by place).
       size_t first = result_.allSymbols.size();
-      bindIteration(b, Symbol::Kind::IterVar);
+      bindIteration(b, Symbol::Kind::IterVar, /*isWith=*/false);
       for (size_t i = first; i < result_.allSymbols.size(); ++i) result_.declarations[f].push_back(result_.allSymbols[i]);
       continue;
     }

@@ -39,6 +39,18 @@ TokenKind promoteElem(TokenKind a, TokenKind b) {
 
 namespace {
 
+/// What `o`, which has no storage, is, for `&o` and `++o`: a call's result,
+/// a literal, a conversion's result, the value before an increment (`x++`),
+/// or an operator's result.
+const char* storagelessValueKind(const Expr* o) {
+  if (llvm::isa<CallExpr>(o)) return "the result of a call";
+  if (llvm::isa<IntLiteralExpr, FloatLiteralExpr, BoolLiteralExpr, NullptrLiteralExpr, StringLiteralExpr>(o))
+    return "a literal";
+  if (llvm::isa<CastExpr>(o)) return "the result of a conversion";
+  if (llvm::isa<PostfixExpr>(o)) return "the value before an increment";
+  return "the result of an operator";
+}
+
 bool isComparison(TokenKind op) {
   return op == TokenKind::less || op == TokenKind::lessequal || op == TokenKind::greater ||
          op == TokenKind::greaterequal || op == TokenKind::equalequal || op == TokenKind::exclaimequal;
@@ -279,12 +291,7 @@ Type Checker::checkUnary(const UnaryExpr* u) {
       const Expr* o = u->operand;
       if (llvm::isa<NameExpr, MemberExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o))
         return Type::simple(TypeKind::Opaque);
-      const char* what = llvm::isa<CallExpr>(o)                                      ? "the result of a call"
-                         : llvm::isa<IntLiteralExpr, FloatLiteralExpr, BoolLiteralExpr,
-                                     NullptrLiteralExpr, StringLiteralExpr>(o)       ? "a literal"
-                         : llvm::isa<CastExpr>(o)                                     ? "the result of a conversion"
-                                                                                      : "the result of an operator";
-      report(u->range(), DiagKind::err_address_of_value, exprText(o), what);
+      report(u->range(), DiagKind::err_address_of_value, exprText(o), storagelessValueKind(o));
       return Type::error();
     }
     case TokenKind::plusplus:
@@ -333,13 +340,7 @@ bool Checker::checkIncrementOperand(TokenKind op, const Expr* o) {
   if (llvm::isa<NameExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o)) return true;
   if (const auto* u = llvm::dyn_cast<UnaryExpr>(o); u && (u->op == TokenKind::plusplus || u->op == TokenKind::minusminus))
     return true;
-  const char* what = llvm::isa<CallExpr>(o)                                      ? "the result of a call"
-                     : llvm::isa<IntLiteralExpr, FloatLiteralExpr, BoolLiteralExpr,
-                                 NullptrLiteralExpr, StringLiteralExpr>(o)       ? "a literal"
-                     : llvm::isa<CastExpr>(o)                                     ? "the result of a conversion"
-                     : llvm::isa<PostfixExpr>(o)                                  ? "the value before an increment"
-                                                                                  : "the result of an operator";
-  report(o->range(), DiagKind::err_increment_of_value, tokenKindSpelling(op), exprText(o), what);
+  report(o->range(), DiagKind::err_increment_of_value, tokenKindSpelling(op), exprText(o), storagelessValueKind(o));
   return false;
 }
 

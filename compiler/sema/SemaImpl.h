@@ -85,7 +85,8 @@ class Checker {
   void checkItupleDecl(const ast::ItupleDeclStmt* d);
   void checkWith(const ast::WithStmt* w);
   void checkForeach(const ast::ForeachStmt* f);
-  void bindIteration(const ast::IterBinding& b, Symbol::Kind kind);
+  /// Declares the variables of one `with` (`isWith`) or `foreach` binding.
+  void bindIteration(const ast::IterBinding& b, Symbol::Kind kind, bool isWith);
   void checkIf(const ast::IfStmt* s);
   void checkWhile(const ast::WhileStmt* s);
   void checkInthreads(const ast::InthreadsStmt* s);
