@@ -150,9 +150,25 @@ void Emitter::wgmmaExec(const Stmt* s) {
   const Tile& b = s->dst;
   std::string in = cxxElementType(c.inType), acc = cxxElementType(c.accType);
   const Fragment* meta = s->fragB;
+  // A schedule issues the K steps in its order: step ki_ is K tile
+  // ks_order_[ki_], and the first one issued is the one that may overwrite.
+  const bool ordered = !s->kOrder.empty();
+  if (ordered) {
+    std::string list;
+    for (std::int64_t k : s->kOrder) list += (list.empty() ? "" : ", ") + std::to_string(k);
+    line("{");
+    ++indent_;
+    line(llvm::formatv("constexpr int ks_order_[{0}] = {{{1}};", s->kOrder.size(), list).str());
+  }
   line("#pragma unroll");
-  line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
-  ++indent_;
+  if (ordered) {
+    line(llvm::formatv("for (int ki_ = 0; ki_ < {0}; ++ki_) {{", s->count).str());
+    ++indent_;
+    line("const int ks_ = ks_order_[ki_];");
+  } else {
+    line(llvm::formatv("for (int ks_ = 0; ks_ < {0}; ++ks_) {{", s->count).str());
+    ++indent_;
+  }
   // One instruction covers s->step columns of K: the next K-major slice
   // starts s->step columns on, the next MN-major one s->step rows down.
   // A sparse A holds half of each step's K: its kept elements.
@@ -169,9 +185,10 @@ void Emitter::wgmmaExec(const Stmt* s) {
   // scale-d: the first K step overwrites the accumulator unless `cond`.
   std::string scaleD;
   if (s->cond) {
+    std::string first = ordered ? "ki_ != 0" : "ks_ != 0";
     scaleD = s->cond->kind == kir::ExprKind::BoolConst && !s->cond->intValue
-                 ? ", ks_ != 0"
-                 : ", ks_ != 0 || (" + printExpr(s->cond) + ")";
+                 ? ", " + first
+                 : ", " + first + " || (" + printExpr(s->cond) + ")";
   }
   std::string transB = s->transposedB ? ", 1" : "";
   for (std::int64_t i = 0; i < c.rows; ++i) {
@@ -193,6 +210,10 @@ void Emitter::wgmmaExec(const Stmt* s) {
   }
   --indent_;
   line("}");
+  if (ordered) {
+    --indent_;
+    line("}");
+  }
 }
 
 // One MMA atom's operand fragment from memory.

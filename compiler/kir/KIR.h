@@ -397,6 +397,9 @@ struct Stmt {
   /// WgmmaExec: B is stored MN-major (`transposed` says it of A). A sparse
   /// WgmmaExec (wgmma.mma_async.sp) names its metadata fragment in `fragB`.
   bool transposedB = false;
+  /// WgmmaExec: the order its `count` K steps are issued in, a permutation
+  /// of [0, count) (`[[schedule(k_tiles(...))]]`); empty: 0, 1, 2, ...
+  std::vector<std::int64_t> kOrder;
 
   /// Fence: what it orders.
   FenceKind fence = FenceKind::Device;

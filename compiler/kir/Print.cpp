@@ -599,7 +599,7 @@ class KirPrinter {
             << s->count << " "
             << s->frag->name << " += " << (s->fragA ? s->fragA->name + " registers" : tile(s->src))
             << (s->transposed ? " (MN-major)" : "") << (s->fragB ? " sparse " + s->fragB->name : "") << " * "
-            << tile(s->dst) << (s->transposedB ? " (MN-major)" : "")
+            << tile(s->dst) << (s->transposedB ? " (MN-major)" : "") << kOrder(s)
             << (!s->cond                                                  ? ""
                 : s->cond->kind == ExprKind::BoolConst && !s->cond->intValue ? " (first step overwrites)"
                                                                              : " (first step overwrites unless " +
@@ -608,6 +608,14 @@ class KirPrinter {
         return;
       default: return;
     }
+  }
+
+  // ", K steps in order 3, 2, 1, 0" when a schedule reorders them.
+  static std::string kOrder(const Stmt* s) {
+    if (s->kOrder.empty()) return "";
+    std::string out = ", K steps in order ";
+    for (size_t i = 0; i < s->kOrder.size(); ++i) out += (i ? ", " : "") + std::to_string(s->kOrder[i]);
+    return out;
   }
 
   const llvm::SourceMgr& sm_;

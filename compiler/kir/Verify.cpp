@@ -373,6 +373,18 @@ class Verifier {
               s->frag->rows, s->count, s->fragB->name, s->fragB->rows, s->fragB->cols);
     tile(s->dst, "B operand");
     need(s->count > 0 && s->step > 0, "has no K steps");
+    if (!s->kOrder.empty()) {
+      std::vector<bool> seen(static_cast<size_t>(std::max<std::int64_t>(s->count, 0)), false);
+      bool permutation = static_cast<std::int64_t>(s->kOrder.size()) == s->count;
+      for (std::int64_t k : s->kOrder) {
+        if (!permutation || k < 0 || k >= s->count || seen[static_cast<size_t>(k)]) {
+          permutation = false;
+          break;
+        }
+        seen[static_cast<size_t>(k)] = true;
+      }
+      if (!permutation) problem("{0} has an issue order that is not a permutation of its {1} K steps", stmtKindName(s->kind), s->count);
+    }
     if (s->cond) need(s->cond->type.kind == ScalarType::Kind::Bool, "has a scale-d condition that is not a bool");
     if (s->async) asyncWgmmaOpen_ = s;
   }

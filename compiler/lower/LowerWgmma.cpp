@@ -561,6 +561,14 @@ void Lowerer::lowerWgmmaExec(const MmaExecStmt* s) {
   w->transposedB = transB;
   w->count = steps;
   w->step = *instrK;
+  if (auto order = sema_.mmaSchedules.find(s); order != sema_.mmaSchedules.end()) {
+    if (static_cast<std::int64_t>(order->second.size()) != steps)
+      unreachable("a K-tile schedule checked against another number of K steps");
+    // The identity order is the one the steps have without a schedule.
+    bool identity = true;
+    for (std::int64_t k = 0; k < steps; ++k) identity = identity && order->second[static_cast<size_t>(k)] == k;
+    if (!identity) w->kOrder = order->second;
+  }
   if (!asyncWgmma_) {
     emit(StmtKind::WgmmaCommit, s->loc());
     emit(StmtKind::WgmmaWait, s->loc())->count = 0;

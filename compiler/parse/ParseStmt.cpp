@@ -219,7 +219,7 @@ Stmt* Parser::parseAssignmentTail(Expr* target, SMLoc start) {
   return ctx_.create<AssignStmt>(rangeFrom(start), target, op, value);
 }
 
-/// attributed := attr {attr} (parallel | mma_exec)
+/// attributed := attr {attr} (parallel | [IDENT '='] mma_exec)
 /// attr := '[[' IDENT ['(' args ')'] ']]'
 Stmt* Parser::parseWithAttributes(llvm::SmallVectorImpl<Stmt*>& out) {
   SMLoc start = tok().loc;
@@ -236,6 +236,12 @@ Stmt* Parser::parseWithAttributes(llvm::SmallVectorImpl<Stmt*>& out) {
     return s;
   }
   if (tok().is(TokenKind::kw_mma)) return parseMma({}, start, copied);
+  // `[[schedule(...)]] f = mma.row.row.async ...`: the MMA binds its future.
+  if (tok().is(TokenKind::identifier) && peek(1).is(TokenKind::equal) && peek(2).is(TokenKind::kw_mma)) {
+    StringRef name = consume().text;
+    consume();  // =
+    return parseMma(name, start, copied);
+  }
   errorAt(attrs.front().range, DiagKind::err_attribute_target, attrs.front().name, describe(tok()));
   (void)out;
   return nullptr;

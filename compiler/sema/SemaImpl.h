@@ -195,6 +195,8 @@ class Checker {
                           bool warpgroup);
   void checkMmaLoad(const ast::MmaLoadStmt* s);
   void checkMmaExec(const ast::MmaExecStmt* s);
+  void checkMmaAttributes(const ast::MmaExecStmt* s, bool warpgroup);
+  void checkMmaSchedule(const ast::MmaExecStmt* s, const ast::Attribute& a, const target::MmaSelection& sel);
   void checkMmaStore(const ast::MmaStoreStmt* s);
   void checkMmaScale(const ast::MmaScaleStmt* s);
   void checkFragOp(const ast::FragOpStmt* s);

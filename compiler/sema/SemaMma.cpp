@@ -260,6 +260,7 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     return;
   }
   bool warpgroup = unit == ParallelLevel::Group4;
+  checkMmaAttributes(s, warpgroup);
   const NameExpr* accName = accumulatorName(s->acc);
   Symbol* accSym = accName ? const_cast<Symbol*>(result_.references.lookup(accName)) : nullptr;
   // `mc = mma.load C;` before the loop: the accumulator starts from memory.
@@ -357,6 +358,8 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   target::MmaSelection sel = target::selectMma(query, *target_.info);
   if (sel.ok()) {
     result_.mmaAtoms[s] = static_cast<unsigned>(sel.atom->id);
+    for (const Attribute& at : s->attributes)
+      if (at.name == "schedule" && warpgroup) checkMmaSchedule(s, at, sel);
     if (!s->result.empty()) {
       Type fut = Type::simple(TypeKind::MmaFuture);
       Symbol* f = lookup(s->result);
@@ -366,6 +369,64 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
     return;
   }
   reportMmaSelection(s, query, sel, warpgroup);
+}
+
+// The attributes before an MMA: `[[schedule(k_tiles(...))]]`, on a
+// warpgroup MMA (checked against its K tiles once its atom is chosen);
+// `[[maxnreg]]` and `[[launch_bounds]]` belong to the kernel's `parallel`.
+void Checker::checkMmaAttributes(const MmaExecStmt* s, bool warpgroup) {
+  for (const Attribute& a : s->attributes) {
+    if (a.name != "schedule") {
+      report(a.range, DiagKind::err_attribute_not_parallel, a.name);
+    } else if (a.sub != "k_tiles") {
+      report(a.range, DiagKind::err_mma_schedule_form,
+             a.sub.empty() ? std::string("no schedule") : "`" + a.sub.str() + "(...)`");
+    } else if (!warpgroup) {
+      report(a.range, DiagKind::err_mma_schedule_scope);
+    }
+  }
+}
+
+// `k_tiles(t0, t1, ...)`: the K tiles of the MMA (K / the atom's K of
+// them), each once, in the order they are to be issued.
+void Checker::checkMmaSchedule(const MmaExecStmt* s, const Attribute& a, const target::MmaSelection& sel) {
+  if (a.sub != "k_tiles") return;
+  const std::int64_t tiles = static_cast<std::int64_t>(sel.countK);
+  std::vector<std::int64_t> order;
+  std::string listed, problem;
+  for (const Expr* e : a.args) {
+    if (!listed.empty()) listed += ", ";
+    listed += exprText(e);
+    std::optional<std::int64_t> v = constantOf(e);
+    if (!v) {
+      if (problem.empty()) problem = "`" + exprText(e) + "` is not an integer constant";
+      continue;
+    }
+    order.push_back(*v);
+  }
+  if (problem.empty()) {
+    std::vector<int> seen(static_cast<size_t>(std::max<std::int64_t>(tiles, 0)), 0);
+    for (std::int64_t v : order) {
+      if (v < 0 || v >= tiles) {
+        problem = std::to_string(v) + " is not one of the " + std::to_string(tiles) + " tiles";
+        break;
+      }
+      if (++seen[static_cast<size_t>(v)] == 2) {
+        problem = "tile " + std::to_string(v) + " is listed twice";
+        break;
+      }
+    }
+    if (problem.empty()) {
+      for (std::int64_t t = 0; t < tiles && problem.empty(); ++t)
+        if (!seen[static_cast<size_t>(t)]) problem = "tile " + std::to_string(t) + " is missing";
+    }
+  }
+  if (!problem.empty()) {
+    report(a.range, DiagKind::err_mma_schedule_permutation, listed, tiles, problem,
+           static_cast<std::int64_t>(sel.countK * sel.instrK), static_cast<std::int64_t>(sel.instrK), tiles - 1);
+    return;
+  }
+  result_.mmaSchedules[s] = std::move(order);
 }
 
 /// A fragment bound by `mma.load` of a shared view without `.frag`: under

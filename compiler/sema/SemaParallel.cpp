@@ -189,6 +189,10 @@ void Checker::checkThreadsPerBlock(const ParallelStmt* p) {
 // the kernel records their values.
 void Checker::checkParallelAttributes(const ParallelStmt* p, bool root) {
   for (const Attribute& a : p->attributes) {
+    if (a.name == "schedule") {
+      report(a.range, DiagKind::err_schedule_not_mma);
+      continue;
+    }
     if (!root) report(a.range, DiagKind::err_attribute_not_block, a.name);
     if (a.name == "maxnreg") {
       std::optional<std::int64_t> n = a.args.size() == 1 ? constantOf(a.args[0]) : std::nullopt;

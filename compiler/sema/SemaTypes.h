@@ -215,6 +215,9 @@ class SemaResult {
   /// The hardware atom (an MmaAtoms.def row) each legal warp or warpgroup
   /// MMA execution tiles onto (target::selectMma's choice).
   llvm::DenseMap<const ast::MmaExecStmt*, unsigned> mmaAtoms;
+  /// The issue order of a warpgroup MMA's K tiles that its
+  /// `[[schedule(k_tiles(...))]]` gives: a permutation of [0, K tiles).
+  llvm::DenseMap<const ast::MmaExecStmt*, std::vector<std::int64_t>> mmaSchedules;
   /// Integer data read where a tile is sized or placed (`w.at(e.at(0), k)`):
   /// the symbol sema gave the expression, and the expression, which
   /// lowering evaluates where the symbol is used.
