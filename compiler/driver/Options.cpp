@@ -482,7 +482,8 @@ void CommandLineParser::parseEnum(llvm::StringRef flag, const std::string& text,
 
 void CommandLineParser::parseArch() {
   if (arch_.empty() && !app_.count("--arch")) return;
-  const target::TargetInfo* info = target::lookupTarget(arch_);
+  // Croqtile accepts the names in capitals too (`-arch=SM_86`).
+  const target::TargetInfo* info = target::lookupTarget(llvm::StringRef(arch_).lower());
   if (info && info->isGpu) return void(opts_.arch = info->id);
   std::optional<std::string> suggestion;
   if (llvm::StringRef suggested = target::suggestTarget(arch_); !suggested.empty() && suggested != "cpu")
