@@ -174,6 +174,9 @@ const Expr* Lowerer::lowerKnownInteger(const ast::Expr* e, const sema::Type* t) 
 
 const Expr* Lowerer::lowerName(const ast::NameExpr* e) {
   const sema::Symbol* s = sema_.references.lookup(e);
+  // A qualified name that is not the program's (`mylib::MY_CONST`) is a C++
+  // entity of the host code, which nvcc resolves.
+  if (!s && e->name.contains("::")) return m().var(e->name, typeOf(e));
   if (!s) {
     unsupported(DiagKind::err_unsupported_device_expr, e->range(), nodeKindName(e->kind()));
     return m().intc(0);
