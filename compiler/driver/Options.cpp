@@ -95,6 +95,8 @@ constexpr CroqtileOnly kIgnored[] = {
     {"--max-local-mem-capacity",
      "local buffers of run-time size are on each thread's stack, which the wrapper makes large enough"},
     {"-fmax-local", "local buffers of run-time size are on each thread's stack, which the wrapper makes large enough"},
+    {"--api", "croqc's host wrappers make no CUDA environment check, so `cffi` and `sglang` generate the same code"},
+    {"-api", "croqc's host wrappers make no CUDA environment check, so `cffi` and `sglang` generate the same code"},
     {"-dp", "croqc runs all of its passes (`--list-passes`); `--stop-after=PASS` ends the pipeline early"},
     {"--disable-visit", "croqc runs all of its passes (`--list-passes`); `--stop-after=PASS` ends the pipeline early"},
     {"-fsmem-align",
