@@ -358,8 +358,12 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
   target::MmaSelection sel = target::selectMma(query, *target_.info);
   if (sel.ok()) {
     result_.mmaAtoms[s] = static_cast<unsigned>(sel.atom->id);
-    for (const Attribute& at : s->attributes)
-      if (at.name == "schedule" && warpgroup) checkMmaSchedule(s, at, sel);
+    for (const Attribute& at : s->attributes) {
+      if (at.name == "schedule" && warpgroup) {
+        checkMmaSchedule(s, at, sel);
+        break;
+      }
+    }
     if (!s->result.empty()) {
       Type fut = Type::simple(TypeKind::MmaFuture);
       Symbol* f = lookup(s->result);
@@ -375,14 +379,19 @@ void Checker::checkMmaExec(const MmaExecStmt* s) {
 // warpgroup MMA (checked against its K tiles once its atom is chosen);
 // `[[maxnreg]]` and `[[launch_bounds]]` belong to the kernel's `parallel`.
 void Checker::checkMmaAttributes(const MmaExecStmt* s, bool warpgroup) {
+  const Attribute* schedule = nullptr;
   for (const Attribute& a : s->attributes) {
     if (a.name != "schedule") {
       report(a.range, DiagKind::err_attribute_not_parallel, a.name);
-    } else if (a.sub != "k_tiles") {
-      report(a.range, DiagKind::err_mma_schedule_form,
-             a.sub.empty() ? std::string("no schedule") : "`" + a.sub.str() + "(...)`");
-    } else if (!warpgroup) {
-      report(a.range, DiagKind::err_mma_schedule_scope);
+    } else if (schedule) {
+      report(a.range, DiagKind::err_mma_schedule_twice);
+    } else {
+      schedule = &a;
+      if (a.sub != "k_tiles")
+        report(a.range, DiagKind::err_mma_schedule_form,
+               a.sub.empty() ? std::string("no schedule") : "`" + a.sub.str() + "(...)`");
+      else if (!warpgroup)
+        report(a.range, DiagKind::err_mma_schedule_scope);
     }
   }
 }
