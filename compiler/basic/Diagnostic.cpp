@@ -35,6 +35,7 @@ DiagnosticBuilder::~DiagnosticBuilder() {
 
 void DiagnosticEngine::emit(Diagnostic diag) {
   if (stopped_) return;
+  if (diag.severity == Severity::Warning && ignoreWarnings_) return;
   if (diag.severity == Severity::Warning && warningsAsErrors_) {
     diag.severity = Severity::Error;
     diag.message += " [-Werror]";

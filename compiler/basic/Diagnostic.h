@@ -134,6 +134,8 @@ class DiagnosticEngine {
   }
 
   void setWarningsAsErrors(bool on) { warningsAsErrors_ = on; }
+  /// `-w`: warnings are dropped (before `-Werror` could make them errors).
+  void setIgnoreWarnings(bool on) { ignoreWarnings_ = on; }
   /// 0 means no limit.
   void setErrorLimit(unsigned limit) { errorLimit_ = limit; }
   void setConsumer(DiagnosticConsumer& consumer) { consumer_ = &consumer; }
@@ -156,6 +158,7 @@ class DiagnosticEngine {
   llvm::SourceMgr& sm_;
   DiagnosticConsumer* consumer_;
   bool warningsAsErrors_ = false;
+  bool ignoreWarnings_ = false;
   unsigned errorLimit_ = 0;
   unsigned errors_ = 0;
   unsigned warnings_ = 0;

@@ -21,6 +21,7 @@
 #include "driver/HostCompiler.h"
 #include "driver/Library.h"
 #include "driver/Nvcc.h"
+#include "driver/WorkScript.h"
 #include <llvm/Support/Path.h>
 
 namespace croqc::driver {
@@ -43,6 +44,7 @@ const Pass* passProducing(Action action) {
     case Action::Executable:
     case Action::Object:
     case Action::Assembly:
+    case Action::WorkScript:
     case Action::EmitCuda: return findPass("codegen");
   }
   return nullptr;
@@ -241,6 +243,14 @@ ExitCode compileFile(const Options& givenOptions, llvm::SourceMgr& sm, Diagnosti
     if (!archive.empty() && !writeArchive({object}, archive, opts.verbose, diags)) return ExitUserError;
     return finishHeader();
   }
+  if (opts.action == Action::WorkScript) {
+    std::optional<std::string> script = makeWorkScript(opts, compilation.cudaSource, diags);
+    if (!script) return ExitUserError;
+    if (!writeOutput(out, *script, out == "-" ? OutputMode::Text : OutputMode::Executable, diags))
+      return ExitUserError;
+    if (out != "-" && !writeSourceOnlyDepfile(opts, out, diags)) return ExitUserError;
+    return ExitSuccess;
+  }
   if (opts.action == Action::Assembly && opts.output.empty()) {
     if (!writeOutput(out, compilation.cudaSource, OutputMode::Text, diags)) return ExitUserError;
     if (!writeSourceOnlyDepfile(opts, out, diags)) return ExitUserError;
@@ -277,6 +287,7 @@ ExitCode runDriver(llvm::ArrayRef<std::string> args) {
   DiagnosticEngine diags(sm, *consumer);
   std::unique_ptr<VerifyConsumer> verifier;
   diags.setWarningsAsErrors(opts.warningsAsErrors);
+  diags.setIgnoreWarnings(opts.ignoreWarnings);
   diags.setErrorLimit(opts.errorLimit);
   // Set once `-verify` has passed: what follows (writing the output) is
   // reported as in any other run.

@@ -51,12 +51,11 @@ std::optional<HostCompiler> findHostCompiler() {
 
 }  // namespace
 
-bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::StringRef output,
-                             DiagnosticEngine& diags) {
+std::optional<HostToolchain> findHostToolchain(DiagnosticEngine& diags) {
   std::optional<HostCompiler> cxx = findHostCompiler();
   if (!cxx) {
     diags.report({}, DiagKind::err_cxx_not_found);
-    return false;
+    return std::nullopt;
   }
   std::optional<std::string> runtime = findRuntimeInclude();
   llvm::SmallString<256> shims(runtime ? *runtime : "");
@@ -65,43 +64,57 @@ bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::
   llvm::sys::path::append(shimRuntime, "cuda_runtime.h");
   if (!runtime || !llvm::sys::fs::exists(shimRuntime)) {
     diags.report({}, DiagKind::err_runtime_not_found);
-    return false;
+    return std::nullopt;
   }
-  auto makeArgs = [&](const std::string& cppFile) {
-    std::vector<std::string> args = {cxx->program};
-    args.insert(args.end(), cxx->args.begin(), cxx->args.end());
-    args.push_back("-std=c++17");
-    addOptimizationFlags(opts, /*nvcc=*/false, args);
-    // OpenMP runs the blocks of a launch on every core; without it they run
-    // one after another, with the same results.
-    args.push_back("-fopenmp");
-    if (opts.pic || opts.sharedLibrary) args.push_back("-fPIC");
-    if (opts.sharedLibrary) args.push_back("-shared");
-    // The shims (cuda_runtime.h, cuda_fp16.h, ...) come before anything else
-    // named like them.
-    args.push_back("-I" + std::string(shims));
-    args.push_back("-I" + *runtime);
-    llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-    llvm::sys::path::remove_filename(inputDir);
-    args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-    for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
-    if (opts.action == Action::Object) args.push_back("-c");
-    args.push_back(cppFile);
-    for (const std::string& f : opts.extraInputs) {
-      // CUDA sources given alongside are C++ for the CPU runtime too.
-      if (llvm::StringRef(f).endswith(".cu")) {
-        for (const std::string& a : {std::string("-x"), std::string("c++"), f, std::string("-x"), std::string("none")})
-          args.push_back(a);
-      } else {
-        args.push_back(f);
-      }
+  HostToolchain toolchain;
+  toolchain.compiler.push_back(cxx->program);
+  toolchain.compiler.insert(toolchain.compiler.end(), cxx->args.begin(), cxx->args.end());
+  toolchain.runtime = *runtime;
+  toolchain.shims = std::string(shims);
+  return toolchain;
+}
+
+std::vector<std::string> hostCompilerCommand(const Options& opts, const HostToolchain& toolchain,
+                                             const std::string& cppFile, llvm::StringRef output) {
+  std::vector<std::string> args = toolchain.compiler;
+  args.push_back("-std=c++17");
+  addOptimizationFlags(opts, /*nvcc=*/false, args);
+  // OpenMP runs the blocks of a launch on every core; without it they run
+  // one after another, with the same results.
+  args.push_back("-fopenmp");
+  if (opts.pic || opts.sharedLibrary) args.push_back("-fPIC");
+  if (opts.sharedLibrary) args.push_back("-shared");
+  // The shims (cuda_runtime.h, cuda_fp16.h, ...) come before anything else
+  // named like them.
+  args.push_back("-I" + toolchain.shims);
+  args.push_back("-I" + toolchain.runtime);
+  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+  llvm::sys::path::remove_filename(inputDir);
+  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+  if (opts.action == Action::Object) args.push_back("-c");
+  args.push_back(cppFile);
+  for (const std::string& f : opts.extraInputs) {
+    // CUDA sources given alongside are C++ for the CPU runtime too.
+    if (llvm::StringRef(f).endswith(".cu")) {
+      for (const std::string& a : {std::string("-x"), std::string("c++"), f, std::string("-x"), std::string("none")})
+        args.push_back(a);
+    } else {
+      args.push_back(f);
     }
-    args.push_back("-o");
-    args.push_back(output.str());
-    for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-    for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
-    return args;
-  };
+  }
+  args.push_back("-o");
+  args.push_back(output.str());
+  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+  return args;
+}
+
+bool compileWithHostCompiler(const Options& opts, llvm::StringRef source, llvm::StringRef output,
+                             DiagnosticEngine& diags) {
+  std::optional<HostToolchain> toolchain = findHostToolchain(diags);
+  if (!toolchain) return false;
+  auto makeArgs = [&](const std::string& cppFile) { return hostCompilerCommand(opts, *toolchain, cppFile, output); };
   return compileGeneratedSource(opts, source, "cpp", makeArgs, output, DiagKind::err_cxx_failed, diags);
 }
 

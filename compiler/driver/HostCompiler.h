@@ -6,10 +6,30 @@
 
 #include <llvm/ADT/StringRef.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace croqc {
 class DiagnosticEngine;
 namespace driver {
 struct Options;
+
+/// The host compiler ($CXX with the options it carries, else g++, c++ or
+/// clang++ on PATH) and the CPU runtime's include directories.
+struct HostToolchain {
+  std::vector<std::string> compiler;
+  std::string runtime, shims;
+};
+
+/// That toolchain, or nullopt after reporting what is missing.
+std::optional<HostToolchain> findHostToolchain(DiagnosticEngine& diags);
+
+/// The command that compiles the generated `cppFile` to `output` with the
+/// toolchain: the CUDA shims first on the include path, OpenMP, the
+/// optimisation flags, the include and library options of the command line.
+std::vector<std::string> hostCompilerCommand(const Options& options, const HostToolchain& toolchain,
+                                             const std::string& cppFile, llvm::StringRef output);
 
 /// Compiles `source` (emitted for the CPU target) to `output`: an
 /// executable, or an object with `-c`. Returns false after reporting why it

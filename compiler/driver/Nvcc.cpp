@@ -61,6 +61,33 @@ std::optional<std::string> findRuntimeInclude() {
   return std::nullopt;
 }
 
+std::optional<std::string> findNvccProgram(const Options& opts) { return findNvcc(opts); }
+
+std::vector<std::string> nvccCommand(const Options& opts, const std::string& nvcc, const std::string& runtime,
+                                     const std::string& cuFile, llvm::StringRef output) {
+  std::vector<std::string> args = {nvcc, "-std=c++17"};
+  addOptimizationFlags(opts, /*nvcc=*/true, args);
+  args.push_back(target::targetInfo(opts.arch).nvccGencode.str());
+  if (opts.pic || opts.sharedLibrary) args.push_back("-Xcompiler=-fPIC");
+  if (opts.sharedLibrary) args.push_back("-shared");
+  args.push_back("-I" + runtime);
+  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+  llvm::sys::path::remove_filename(inputDir);
+  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+  for (const std::string& a : opts.nvccArgs) args.push_back(a);
+  if (opts.action == Action::Object) args.push_back("-c");
+  // The generated file ends in `.cu`; nvcc picks each input's language from
+  // its extension.
+  args.push_back(cuFile);
+  for (const std::string& f : opts.extraInputs) args.push_back(f);
+  args.push_back("-o");
+  args.push_back(output.str());
+  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+  return args;
+}
+
 bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::StringRef output,
                      DiagnosticEngine& diags) {
   std::optional<std::string> nvcc = findNvcc(opts);
@@ -73,29 +100,7 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
     diags.report({}, DiagKind::err_runtime_not_found);
     return false;
   }
-  auto makeArgs = [&](const std::string& cuFile) {
-    std::vector<std::string> args = {*nvcc, "-std=c++17"};
-    addOptimizationFlags(opts, /*nvcc=*/true, args);
-    args.push_back(target::targetInfo(opts.arch).nvccGencode.str());
-    if (opts.pic || opts.sharedLibrary) args.push_back("-Xcompiler=-fPIC");
-    if (opts.sharedLibrary) args.push_back("-shared");
-    args.push_back("-I" + *runtime);
-    llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-    llvm::sys::path::remove_filename(inputDir);
-    args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-    for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
-    for (const std::string& a : opts.nvccArgs) args.push_back(a);
-    if (opts.action == Action::Object) args.push_back("-c");
-    // The temporary file ends in `.cu`; nvcc picks each input's language from
-    // its extension.
-    args.push_back(cuFile);
-    for (const std::string& f : opts.extraInputs) args.push_back(f);
-    args.push_back("-o");
-    args.push_back(output.str());
-    for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-    for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
-    return args;
-  };
+  auto makeArgs = [&](const std::string& cuFile) { return nvccCommand(opts, *nvcc, *runtime, cuFile, output); };
   return compileGeneratedSource(opts, cudaSource, "cu", makeArgs, output, DiagKind::err_nvcc_failed, diags);
 }
 

@@ -24,6 +24,15 @@ struct Options;
 bool compileWithNvcc(const Options& options, llvm::StringRef cudaSource, llvm::StringRef output,
                      DiagnosticEngine& diags);
 
+/// The nvcc croqc runs: `--nvcc=`, $NVCC, nvcc on PATH or in /usr/local/cuda.
+std::optional<std::string> findNvccProgram(const Options& options);
+
+/// The command that compiles the generated `cuFile` to `output` with
+/// `nvcc`, the croq runtime headers in `runtime`: the target's gencode, the
+/// optimisation flags, the include and library options of the command line.
+std::vector<std::string> nvccCommand(const Options& options, const std::string& nvcc, const std::string& runtime,
+                                     const std::string& cuFile, llvm::StringRef output);
+
 /// The directory holding `croq/croq.h`: $CROQC_RUNTIME_INCLUDE, or found
 /// from croqc's own location (the build tree's `runtime/include`, or an
 /// installed `include/` beside `bin/`). Also used for `--target=cpu`.

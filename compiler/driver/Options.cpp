@@ -14,8 +14,10 @@
 
 #include <optional>
 #include <type_traits>
+#include <variant>
 
 #include "basic/Diagnostic.h"
+#include "driver/NativeArch.h"
 #include "driver/Pipeline.h"
 
 namespace croqc::driver {
@@ -33,7 +35,7 @@ constexpr Spelling<Action> kEmitKinds[] = {
     {"tokens", Action::EmitTokens}, {"ast", Action::EmitAST}, {"sema", Action::EmitSema},
     {"kir", Action::EmitKir}, {"cuda", Action::EmitCuda}};
 constexpr Spelling<Target> kTargets[] = {{"cuda", Target::Cuda}, {"cpu", Target::Cpu}};
-constexpr Spelling<Target> kTargetAliases[] = {{"cute", Target::Cuda}, {"cc", Target::Cpu}};
+constexpr Spelling<Target> kTargetAliases[] = {{"cute", Target::Cuda}, {"gpu", Target::Cuda}, {"cc", Target::Cpu}};
 constexpr Spelling<RuntimeCheck> kRuntimeChecks[] = {
     {"none", RuntimeCheck::None}, {"entry", RuntimeCheck::Entry}, {"low", RuntimeCheck::Low},
     {"medium", RuntimeCheck::Medium}, {"high", RuntimeCheck::High}, {"all", RuntimeCheck::All}};
@@ -53,12 +55,16 @@ struct Alias {
 constexpr Alias kAliases[] = {
     {"-e", "--emit=ast"},
     {"-es", "--emit=cuda"},
+    {"-gs", "--generate-script"},
     {"-arch", "--arch"},
     {"-rtc", "--runtime-check"},
     {"-pa", "--print-after"},
     {"-sa", "--stop-after"},
     {"-fPIC", "--pic"},
     {"-fpic", "--pic"},
+    {"--disable-runtime-check", "--runtime-check=none"},
+    {"--zero-cost", "--runtime-check=none"},
+    {"-zero-cost", "--runtime-check=none"},
     {"--use-prepack", "--sparse-metadata=prepack"},
     {"--use-prepack-v2", "--sparse-metadata=prepack-v2"},
 };
@@ -71,7 +77,6 @@ struct CroqtileOnly {
 };
 /// Errors: croqc does this another way.
 constexpr CroqtileOnly kUnsupported[] = {
-    {"-gs", "croqc writes no run scripts: build and run with `croqc FILE.co -o EXE && ./EXE`"},
     {"-fc", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
     {"--fast-compile", "croqc has no precompiled runtime; `-O0` shortens the nvcc step"},
     {"-i", "croqc prints inferred types and shapes with `--emit=sema`"},
@@ -99,6 +104,24 @@ constexpr CroqtileOnly kIgnored[] = {
     {"-api", "croqc's host wrappers make no CUDA environment check, so `cffi` and `sglang` generate the same code"},
     {"-dp", "croqc runs all of its passes (`--list-passes`); `--stop-after=PASS` ends the pipeline early"},
     {"--disable-visit", "croqc runs all of its passes (`--list-passes`); `--stop-after=PASS` ends the pipeline early"},
+    {"-n", "it only changes the comments of the generated code"},
+    {"--remove-comments", "it only changes the comments of the generated code"},
+    {"-dd", "croqc's generated code has no run-time DMA diagnosis; `--runtime-check=LEVEL` chooses its checks"},
+    {"--diag-dma", "croqc's generated code has no run-time DMA diagnosis; `--runtime-check=LEVEL` chooses its checks"},
+    {"--stats", "croqc reports no statistics of the program's assertions"},
+    {"--show-assess", "croqc reports no statistics of the program's assertions"},
+    {"-sass", "croqc reports no statistics of the program's assertions"},
+    {"--insert-dma-fences", "fences between copies and their consumers follow from the program's futures and events"},
+    {"--native-f16", "device code always uses CUDA's `__half`, `__nv_bfloat16` and FP8 types"},
+    {"-f16n", "device code always uses CUDA's `__half`, `__nv_bfloat16` and FP8 types"},
+    {"--native-bf16", "device code always uses CUDA's `__half`, `__nv_bfloat16` and FP8 types"},
+    {"-bf16n", "device code always uses CUDA's `__half`, `__nv_bfloat16` and FP8 types"},
+    {"--mem-reuse", "the shared-layout pass always places buffers whose lifetimes are disjoint in the same bytes"},
+    {"--no-sala", "the shared-layout pass always places buffers whose lifetimes are disjoint in the same bytes"},
+    {"--use-fast-math", "croqc compiles without nvcc's fast math; `--Xnvcc=--use_fast_math` asks for it"},
+    {"-fmath", "croqc compiles without nvcc's fast math; `--Xnvcc=--use_fast_math` asks for it"},
+    {"--disable-cuda-runtime-env-check", "croqc's host wrappers make no CUDA environment check"},
+    {"-ddir", "croqc writes no debug artifacts; `--save-temps` keeps the generated code"},
     {"-fsmem-align",
      "each shared buffer is aligned as its copies and MMAs need: 1024 bytes for swizzled tiles, 128 for TMA "
      "destinations, 16 otherwise"},
@@ -242,6 +265,7 @@ class CommandLineParser {
 
   /// `--arch`: a GPU row of the target table.
   void parseArch();
+  void parseNativeArch();
 
   template <typename F>
   void problem(F&& report) {
@@ -258,7 +282,7 @@ class CommandLineParser {
   std::vector<std::string> emit_, defines_, undefines_;
   std::string target_, arch_, runtimeCheck_, color_, diagnosticsFormat_, errorLimit_, optLevel_, jobs_, blockGroup_,
       sparseMetadata_;
-  bool preprocessOnly_ = false, assembly_ = false, object_ = false;
+  bool preprocessOnly_ = false, assembly_ = false, object_ = false, workScript_ = false;
   /// Spellings to suggest for a mistyped argument.
   std::vector<std::string> suggestions_;
 };
@@ -274,6 +298,8 @@ void CommandLineParser::declareOptions() {
       "  -t cute       --target=cuda        -pa=PASS      --print-after=PASS\n"
       "  -t cc         --target=cpu         -sa=PASS      --stop-after=PASS\n"
       "  -fPIC, -fpic  --pic                -save-temps   --save-temps\n"
+      "  -gs           --generate-script    -zero-cost    --runtime-check=none\n"
+      "  -t gpu        --target=cuda        --disable-runtime-check  --runtime-check=none\n"
       "  --lib, --suppress-main, -j N: as in Croqtile (docs/migration.md)\n"
       "Any long option may also be written with one dash (-emit=ast).\n"
       "\n"
@@ -293,6 +319,9 @@ void CommandLineParser::declareOptions() {
       ->type_name("KIND")->allow_extra_args(false)->group(output);
   app_.add_flag("-S", assembly_, "write the generated CUDA C++ (default FILE.cu)")->group(output);
   app_.add_flag("-c", object_, "compile to an object file with nvcc (default FILE.o)")->group(output);
+  app_.add_flag("--generate-script", workScript_,
+                "write a bash script that builds and runs the program (`bash SCRIPT --execute`; default: stdout)")
+      ->group(output);
   app_.add_flag("--lib", opts_.library,
                 "library mode: object, archive (-o X.a) or shared library (-o X.so), with a header")
       ->group(output);
@@ -355,6 +384,7 @@ void CommandLineParser::declareOptions() {
                        listPlain(kDiagnosticsFormats, ", ", " or ") + " (default text)"))
       ->type_name("FORMAT")->group(diagnostics);
   app_.add_flag("--Werror", opts_.warningsAsErrors, "treat warnings as errors")->group(diagnostics);
+  app_.add_flag("-w", opts_.ignoreWarnings, "report no warnings (also with -Werror)")->group(diagnostics);
   app_.add_flag("--verify", opts_.verify,
                 "check diagnostics against `// expected-error {{...}}` comments (exit 0 when they match)")
       ->group(diagnostics);
@@ -484,6 +514,7 @@ void CommandLineParser::parseEnum(llvm::StringRef flag, const std::string& text,
 
 void CommandLineParser::parseArch() {
   if (arch_.empty() && !app_.count("--arch")) return;
+  if (llvm::StringRef(arch_).equals_insensitive("native")) return parseNativeArch();
   // Croqtile accepts the names in capitals too (`-arch=SM_86`).
   const target::TargetInfo* info = target::lookupTarget(llvm::StringRef(arch_).lower());
   if (info && info->isGpu) return void(opts_.arch = info->id);
@@ -496,6 +527,20 @@ void CommandLineParser::parseArch() {
       d.hint("the CPU is a target of its own: `--target=cpu`");
     else if (suggestion)
       d.hint(fmt::format("did you mean `--arch={}`?", *suggestion));
+  });
+}
+
+void CommandLineParser::parseNativeArch() {
+  // The CPU target runs on this machine whatever GPU it has.
+  if (opts_.target == Target::Cpu) return;
+  std::variant<NativeGpu, NoNativeGpu> found = probeNativeGpu();
+  if (const NativeGpu* gpu = std::get_if<NativeGpu>(&found)) return void(opts_.arch = gpu->arch);
+  const NoNativeGpu& none = std::get<NoNativeGpu>(found);
+  problem([none, list = gpuArchList(", ", " or ", "`")](DiagnosticEngine& diags) {
+    if (none.reason.empty())
+      diags.report({}, DiagKind::err_native_arch_not_target, none.name, none.computeCap, list);
+    else
+      diags.report({}, DiagKind::err_native_arch_no_gpu, none.reason, list);
   });
 }
 
@@ -541,6 +586,11 @@ void CommandLineParser::chooseAction() {
   }
   if (assembly_) asked.emplace_back(Action::Assembly, "-S");
   if (object_) asked.emplace_back(Action::Object, "-c");
+  if (workScript_) asked.emplace_back(Action::WorkScript, "-gs");
+  if (workScript_ && opts_.library) {
+    problem([](DiagnosticEngine& diags) { diags.report({}, DiagKind::err_work_script_library); });
+    return;
+  }
   for (const auto& [action, spelling] : asked) {
     if (action == asked.front().first) continue;
     problem([first = asked.front().second, second = spelling](DiagnosticEngine& diags) {

@@ -36,6 +36,7 @@ enum class Action : std::uint8_t {
   EmitSema,    // --emit=sema
   EmitKir,     // --emit=kir
   EmitCuda,    // --emit=cuda, -es
+  WorkScript,  // --generate-script, -gs: a bash script that builds and runs the program
 };
 
 enum class Target : std::uint8_t { Cuda, Cpu };
@@ -111,6 +112,8 @@ struct Options {
 
   ColorMode color = ColorMode::Auto;
   DiagnosticsFormat diagnosticsFormat = DiagnosticsFormat::Text;
+  /// `-w`.
+  bool ignoreWarnings = false;
   bool warningsAsErrors = false;
   unsigned errorLimit = 20;  // 0: no limit
   bool verbose = false;
