@@ -24,6 +24,7 @@
 #include "croq/device/cp_async.h"
 #include "croq/device/mbarrier.h"
 #include "croq/device/mma_tile.h"
+#include "croq/device/stmatrix.h"
 #include "croq/device/tma.h"
 #include "croq/device/swizzle.h"
 #include "croq/device/tile_copy.h"
@@ -225,11 +226,111 @@ CROQ_DEVICE float acc_value(const accumulator_t<N, AccT>& acc, int i) {
   }
 }
 
+namespace detail {
+
+// Two accumulator values converted to a 16-bit OutT, packed as stmatrix
+// takes them: the first in the low half.
+template <typename OutT>
+CROQ_DEVICE std::uint32_t pack_out2(float lo, float hi) {
+  const OutT a = cvt<OutT>(lo), b = cvt<OutT>(hi);
+  std::uint16_t x, y;
+  std::memcpy(&x, &a, 2);
+  std::memcpy(&y, &b, 2);
+  return static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << 16);
+}
+
+// Element pair (c, c + 1) of a row, stored at once.
+template <typename OutT>
+struct alignas(2 * sizeof(OutT)) out_pair {
+  OutT v[2];
+};
+
+// The whole 64 x N accumulator into a shared tile with stmatrix: 16 x 16
+// blocks with .x4, an odd last 8 columns with .x2. Row-major (Trans =
+// false): element (r, c) at p[r * ld + c]; column-major (Trans = true): at
+// p[r + c * ld]. `p` and every row (column) of 8 elements are 16-byte
+// aligned. Warp w of the warpgroup writes its own rows 16w .. 16w + 15, as
+// the element stores do.
+template <bool Trans, int N, typename AccT, typename OutT>
+CROQ_DEVICE void store_acc_stsm(const accumulator_t<N, AccT>& acc, OutT* p, int ld) {
+  const int tid = static_cast<int>(threadIdx.x) % 128;
+  const int lane = tid % 32, q = lane / 8;
+  // Lanes 8q .. 8q + 7 address matrix q: q % 2 picks rows 0-7 or 8-15 of the
+  // warp's slab, q / 2 the first or second 8 columns of a 16-column block.
+  const int row = 16 * (tid / 32) + 8 * (q % 2), col = 8 * (q / 2);
+  auto v = [&](int i) { return acc_value<N, AccT>(acc, i); };
+#pragma unroll
+  for (int b = 0; b < N / 16; ++b) {
+    const int i = 8 * b;
+    const std::uint32_t r0 = pack_out2<OutT>(v(i), v(i + 1)), r1 = pack_out2<OutT>(v(i + 2), v(i + 3));
+    const std::uint32_t r2 = pack_out2<OutT>(v(i + 4), v(i + 5)), r3 = pack_out2<OutT>(v(i + 6), v(i + 7));
+    if constexpr (Trans) {
+      stmatrix_x4_trans(cvta_shared(p + (16 * b + col + lane % 8) * ld + row), r0, r1, r2, r3);
+    } else {
+      stmatrix_x4(cvta_shared(p + (row + lane % 8) * ld + 16 * b + col), r0, r1, r2, r3);
+    }
+  }
+  if constexpr (N % 16 == 8) {
+    constexpr int i = 4 * (N / 8 - 1);
+    const std::uint32_t r0 = pack_out2<OutT>(v(i), v(i + 1)), r1 = pack_out2<OutT>(v(i + 2), v(i + 3));
+    // Lanes 0 .. 15 address the two matrices; the addresses of the others are
+    // ignored but kept inside the tile.
+    const int rr = 16 * (tid / 32) + 8 * (q % 2);
+    if constexpr (Trans) {
+      stmatrix_x2_trans(cvta_shared(p + (N - 8 + lane % 8) * ld + rr), r0, r1);
+    } else {
+      stmatrix_x2(cvta_shared(p + (rr + lane % 8) * ld + N - 8), r0, r1);
+    }
+  }
+}
+
+}  // namespace detail
+
 // Stores the 64 x N accumulator of this thread's warpgroup: element (r, c)
 // to p[r * s0 + c * s1] converted to OutT, only where r < v0 and c < v1.
+// A whole tile of a 16-bit type in shared memory, rows (or, with s0 == 1,
+// columns) contiguous and 16-byte aligned, is written with stmatrix (the
+// warpgroup executes it together: p, the strides and the extents are the
+// same in every thread, as the lowering passes them). Other contiguous rows
+// are written a pair of elements at a time where the pair is aligned, the
+// rest element by element.
 template <int N, typename AccT, typename OutT>
 CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, int s1, int v0, int v1) {
   const int tid = static_cast<int>(threadIdx.x) % 128;
+#if CROQ_SM90_ENABLED
+  if constexpr (sizeof(OutT) == 2 && N % 8 == 0) {
+    constexpr int kVec = 16 / static_cast<int>(sizeof(OutT));
+    const bool whole = v0 >= 64 && v1 >= N && reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && __isShared(p);
+    if (whole && s1 == 1 && s0 % kVec == 0) {
+      detail::store_acc_stsm<false, N, AccT, OutT>(acc, p, s0);
+      return;
+    }
+    if (whole && s0 == 1 && s1 % kVec == 0) {
+      detail::store_acc_stsm<true, N, AccT, OutT>(acc, p, s1);
+      return;
+    }
+  }
+#endif
+  if constexpr (sizeof(OutT) == 1 || sizeof(OutT) == 2 || sizeof(OutT) == 4) {
+    if (s1 == 1 && s0 % 2 == 0 && reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(OutT)) == 0) {
+      // acc_col of an even i is even, so (c, c + 1) is an aligned pair.
+#pragma unroll
+      for (int i = 0; i < N / 2; i += 2) {
+        const int r = acc_row(tid, i), c = acc_col(tid, i);
+        if (r >= v0 || c >= v1) continue;
+        OutT* q = p + r * s0 + c;
+        if (c + 1 < v1) {
+          detail::out_pair<OutT> pr;
+          pr.v[0] = cvt<OutT>(acc_value<N, AccT>(acc, i));
+          pr.v[1] = cvt<OutT>(acc_value<N, AccT>(acc, i + 1));
+          *reinterpret_cast<detail::out_pair<OutT>*>(q) = pr;
+        } else {
+          *q = cvt<OutT>(acc_value<N, AccT>(acc, i));
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) {
     const int r = acc_row(tid, i), c = acc_col(tid, i);
