@@ -114,10 +114,6 @@ void Lowerer::reportUnknownRegion(Region& r, llvm::SMRange where) {
 
 void Lowerer::checkRegisterRealloc(llvm::SMRange where) {
   if (!kernel_ || cpuTarget()) return;
-  if (!target_.hasWgmma) {
-    diags_.report(where.Start, DiagKind::err_setmaxnreg_needs_sm90a, target_.name).range(where);
-    return;
-  }
   reallocatesRegisters_ = true;
   std::vector<bool> on = activeThreads();
   for (size_t first = 0; first < on.size(); first += 128) {

@@ -7,7 +7,9 @@
 //   cuda::setreg_inc<N>() / setreg_dec<N>()
 //                               setmaxnreg.{inc,dec}.sync.aligned.u32 N (sm_90a): raise / lower
 //                               the per-thread register budget of the warpgroup to N
-//                               (24..256, multiple of 8). Also callable as setreg_inc(N)
+//                               (24..256, multiple of 8). Elsewhere nothing: without the
+//                               instruction every thread keeps the budget ptxas gave the
+//                               kernel, which the code after the call was compiled for. Also callable as setreg_inc(N)
 //                               with N a compile-time constant after inlining, the form
 //                               `.co` code uses (`call croq::cuda::setreg_inc(240);`).
 #pragma once
@@ -57,8 +59,6 @@ CROQ_DEVICE void setreg_inc() {
   static_assert(Regs >= 24 && Regs <= 256 && Regs % 8 == 0, "setmaxnreg takes 24..256, multiple of 8");
 #if CROQ_SM90A_ENABLED
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
-#else
-  CROQ_UNSUPPORTED_ARCH();
 #endif
 }
 
@@ -67,8 +67,6 @@ CROQ_DEVICE void setreg_dec() {
   static_assert(Regs >= 24 && Regs <= 256 && Regs % 8 == 0, "setmaxnreg takes 24..256, multiple of 8");
 #if CROQ_SM90A_ENABLED
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
-#else
-  CROQ_UNSUPPORTED_ARCH();
 #endif
 }
 
