@@ -122,6 +122,7 @@ constexpr CroqtileOnly kIgnored[] = {
     {"-fmath", "croqc compiles without nvcc's fast math; `--Xnvcc=--use_fast_math` asks for it"},
     {"--disable-cuda-runtime-env-check", "croqc's host wrappers make no CUDA environment check"},
     {"-ddir", "croqc writes no debug artifacts; `--save-temps` keeps the generated code"},
+    {"--debug-line-path", "`#line` directives name the input as the command line gives it"},
     {"-fsmem-align",
      "each shared buffer is aligned as its copies and MMAs need: 1024 bytes for swizzled tiles, 128 for TMA "
      "destinations, 16 otherwise"},
