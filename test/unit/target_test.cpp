@@ -119,14 +119,15 @@ TEST_CASE("target descriptions carry the hardware limits", "[target]") {
   CHECK(h.hasClusters);
   CHECK(h.hasFp8Mma);
 
-  // Hopper without the arch-specific features: no WGMMA, no warpgroups.
+  // Hopper without the arch-specific features: no WGMMA, no warpgroups, but
+  // TMA (bulk tensor copies are sm_90 instructions).
   const TargetInfo& g = *lookupTarget("sm_90");
   CHECK(g.smVersion == 90);
   CHECK(g.maxSharedBytesPerCta == 232448);
   CHECK(g.nvccGencode == "-gencode=arch=compute_90,code=[sm_90,compute_90]");
   CHECK_FALSE(g.hasWarpgroups);
   CHECK_FALSE(g.hasWgmma);
-  CHECK_FALSE(g.hasTma);
+  CHECK(g.hasTma);
   CHECK(g.hasFp8Mma);
 
   const TargetInfo& ampere = *lookupTarget("sm_80");
