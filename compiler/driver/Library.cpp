@@ -139,6 +139,10 @@ ExitCode compileSeveral(const Options& opts, llvm::SourceMgr& sm, DiagnosticEngi
     diags.report({}, DiagKind::err_input_verify_several, inputs.size());
     return ExitUserError;
   }
+  if (opts.action == Action::WorkScript) {
+    diags.report({}, DiagKind::err_work_script_several, inputs.size());
+    return ExitUserError;
+  }
   if (perInput && !out.empty()) {
     diags.report({}, DiagKind::err_output_for_several_inputs, out, opts.actionSpelling, inputs.size());
     return ExitUserError;
