@@ -39,6 +39,13 @@ bool writeSourceOnlyDepfile(const Options& options, llvm::StringRef output, Diag
 /// false after reporting why it could not.
 bool writeFileReporting(llvm::StringRef path, llvm::StringRef contents, DiagnosticEngine& diags);
 
+/// `-I` for the input's directory (so that it finds its own headers), then
+/// the command line's `-I` directories, for nvcc or the host compiler.
+void addInputIncludes(const Options& options, std::vector<std::string>& args);
+
+/// `-o output`, then the command line's `-L` directories and `-l` libraries.
+void addOutputAndLibraries(const Options& options, llvm::StringRef output, std::vector<std::string>& args);
+
 /// The `-O` level and `-g` flags for nvcc or the host compiler.
 void addOptimizationFlags(const Options& options, bool nvcc, std::vector<std::string>& args);
 

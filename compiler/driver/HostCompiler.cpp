@@ -88,10 +88,7 @@ std::vector<std::string> hostCompilerCommand(const Options& opts, const HostTool
   // named like them.
   args.push_back("-I" + toolchain.shims);
   args.push_back("-I" + toolchain.runtime);
-  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-  llvm::sys::path::remove_filename(inputDir);
-  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+  addInputIncludes(opts, args);
   if (opts.action == Action::Object) args.push_back("-c");
   args.push_back(cppFile);
   for (const std::string& f : opts.extraInputs) {
@@ -103,10 +100,7 @@ std::vector<std::string> hostCompilerCommand(const Options& opts, const HostTool
       args.push_back(f);
     }
   }
-  args.push_back("-o");
-  args.push_back(output.str());
-  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+  addOutputAndLibraries(opts, output, args);
   return args;
 }
 

@@ -22,9 +22,8 @@
 #include "driver/Options.h"
 
 namespace croqc::driver {
-namespace {
 
-std::optional<std::string> findNvcc(const Options& opts) {
+std::optional<std::string> findNvccProgram(const Options& opts) {
   if (!opts.nvccPath.empty()) {
     if (!llvm::sys::fs::exists(opts.nvccPath)) return std::nullopt;
     return opts.nvccPath;
@@ -35,8 +34,6 @@ std::optional<std::string> findNvcc(const Options& opts) {
     if (llvm::sys::fs::can_execute(candidate)) return std::string(candidate);
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<std::string> findRuntimeInclude() {
   auto has = [](llvm::StringRef dir) {
@@ -61,8 +58,6 @@ std::optional<std::string> findRuntimeInclude() {
   return std::nullopt;
 }
 
-std::optional<std::string> findNvccProgram(const Options& opts) { return findNvcc(opts); }
-
 std::vector<std::string> nvccCommand(const Options& opts, const std::string& nvcc, const std::string& runtime,
                                      const std::string& cuFile, llvm::StringRef output) {
   std::vector<std::string> args = {nvcc, "-std=c++17"};
@@ -71,26 +66,20 @@ std::vector<std::string> nvccCommand(const Options& opts, const std::string& nvc
   if (opts.pic || opts.sharedLibrary) args.push_back("-Xcompiler=-fPIC");
   if (opts.sharedLibrary) args.push_back("-shared");
   args.push_back("-I" + runtime);
-  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
-  llvm::sys::path::remove_filename(inputDir);
-  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
-  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+  addInputIncludes(opts, args);
   for (const std::string& a : opts.nvccArgs) args.push_back(a);
   if (opts.action == Action::Object) args.push_back("-c");
   // The generated file ends in `.cu`; nvcc picks each input's language from
   // its extension.
   args.push_back(cuFile);
   for (const std::string& f : opts.extraInputs) args.push_back(f);
-  args.push_back("-o");
-  args.push_back(output.str());
-  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
-  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
+  addOutputAndLibraries(opts, output, args);
   return args;
 }
 
 bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::StringRef output,
                      DiagnosticEngine& diags) {
-  std::optional<std::string> nvcc = findNvcc(opts);
+  std::optional<std::string> nvcc = findNvccProgram(opts);
   if (!nvcc) {
     diags.report({}, DiagKind::err_nvcc_not_found);
     return false;
@@ -102,6 +91,20 @@ bool compileWithNvcc(const Options& opts, llvm::StringRef cudaSource, llvm::Stri
   }
   auto makeArgs = [&](const std::string& cuFile) { return nvccCommand(opts, *nvcc, *runtime, cuFile, output); };
   return compileGeneratedSource(opts, cudaSource, "cu", makeArgs, output, DiagKind::err_nvcc_failed, diags);
+}
+
+void addInputIncludes(const Options& opts, std::vector<std::string>& args) {
+  llvm::SmallString<256> inputDir(opts.input == "-" ? "." : opts.input);
+  llvm::sys::path::remove_filename(inputDir);
+  args.push_back("-I" + (inputDir.empty() ? std::string(".") : std::string(inputDir)));
+  for (const std::string& dir : opts.includeDirs) args.push_back("-I" + dir);
+}
+
+void addOutputAndLibraries(const Options& opts, llvm::StringRef output, std::vector<std::string>& args) {
+  args.push_back("-o");
+  args.push_back(output.str());
+  for (const std::string& dir : opts.libraryDirs) args.push_back("-L" + dir);
+  for (const std::string& lib : opts.libraries) args.push_back("-l" + lib);
 }
 
 void addOptimizationFlags(const Options& opts, bool nvcc, std::vector<std::string>& args) {
