@@ -237,7 +237,7 @@ void Checker::checkStmt(const Stmt* s) {
     case NodeKind::SwapStmt: checkSwap(llvm::cast<SwapStmt>(s)); return;
     case NodeKind::ReturnStmt: checkReturn(llvm::cast<ReturnStmt>(s)); return;
     case NodeKind::SyncStmt: checkSync(llvm::cast<SyncStmt>(s)); return;
-    case NodeKind::CppStmt: return;
+    case NodeKind::CppStmt: inlineTexts_.push_back(llvm::cast<CppStmt>(s)->code); return;
     case NodeKind::BreakStmt:
     case NodeKind::ContinueStmt:
       if (loopDepth_ == 0)
@@ -248,6 +248,7 @@ void Checker::checkStmt(const Stmt* s) {
       return;
     case NodeKind::AsmStmt: {
       const auto* a = llvm::cast<AsmStmt>(s);
+      inlineTexts_.push_back(a->asmTemplate);
       if (parallels_.empty()) report(s->range(), DiagKind::err_device_only_statement, "inline assembly");
       for (const AsmOperand& op : a->outputs) checkAsmOperand(op);
       for (const AsmOperand& op : a->inputs) checkAsmOperand(op);

@@ -161,7 +161,9 @@ void Checker::checkDma(const DmaStmt* d) {
     }
   }
   if (d->asyncEvent) check(d->asyncEvent);
+  ++readOnlyOperand_;
   Type src = check(d->source);
+  --readOnlyOperand_;
   if (src.kind == TypeKind::Future) src.kind = TypeKind::Data;
   if (!src.isError() && src.kind != TypeKind::Data) {
     report(d->source->range(), DiagKind::err_dma_source_type, exprText(d->source), describe(src));

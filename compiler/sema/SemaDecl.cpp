@@ -125,6 +125,10 @@ void Checker::checkSpannedDecl(const SpannedDeclStmt* d) {
     }
     Symbol* s = declare(decl.name, decl.range.Start, Symbol::Kind::Variable, t, false);
     result_.declarations[d].push_back(s);
+    if (storage == Storage::Shared || storage == Storage::Local) {
+      ownBuffers_.push_back(s);
+      if (decl.init) bufferWrites_.insert(s);
+    }
     if (storage == Storage::Shared && kernel_) {
       std::int64_t bytes = 1;
       bool known = true;

@@ -257,6 +257,7 @@ Type Checker::checkName(const NameExpr* n) {
   Type t = s->type;
   if ((t.kind == TypeKind::Int || t.kind == TypeKind::Bounded) && s->value) t.values = {s->value};
   if (!t.buffer) t.buffer = s;
+  noteBufferUse(s, t, n->range());
   return t;
 }
 

@@ -2,6 +2,7 @@
 // and parameters with their shapes, storage and symbolic dimensions (spec
 // sections 2 and 4).
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SourceMgr.h>
 
 #include "sema/Sema.h"
@@ -43,12 +44,18 @@ void Checker::checkFunction(const CoFunction& fn) {
     report(fn.returnType.range, DiagKind::err_return_type,
            fn.returnType.kind == TypeRef::Kind::Stream ? "a stream" : "a scalar");
   }
+  errorsBeforeFunction_ = diags_.errorCount();
+  ownBuffers_.clear();
+  bufferReads_.clear();
+  bufferWrites_.clear();
+  inlineTexts_.clear();
   conditionalExit_ = hasConditionalExit(fn.body, false);
   checkCompound(fn.body);
   conditionalExit_ = false;
   if (fn.returnType.kind == TypeRef::Kind::Auto && !sawReturnValue_)
     report(fn.returnType.range, DiagKind::warn_auto_without_return, fn.name);
   finishFutures();
+  warnBuffersNeverWritten();
   popScope();
   function_ = nullptr;
   functionDecl_ = nullptr;
@@ -152,6 +159,40 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
       s->type.values = {s->value};
     }
     info.params.push_back(s);
+  }
+}
+
+void Checker::noteBufferUse(const Symbol* s, const Type& t, llvm::SMRange where) {
+  // A fragment `mma.load` made from the buffer is not the buffer's data.
+  if (t.kind != TypeKind::Data && t.kind != TypeKind::Future) return;
+  const Symbol* b = t.buffer ? t.buffer : s;
+  if (b->type.kind != TypeKind::Data ||
+      (b->type.storage != Storage::Shared && b->type.storage != Storage::Local))
+    return;
+  if (readOnlyOperand_ > 0) bufferReads_.try_emplace(b, where);
+  else bufferWrites_.insert(b);
+}
+
+/// Whether `name` appears as an identifier in C++ or assembly text.
+static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
+  auto isIdent = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+  for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + 1)) {
+    bool before = at > 0 && isIdent(text[at - 1]);
+    bool after = at + name.size() < text.size() && isIdent(text[at + name.size()]);
+    if (!before && !after) return true;
+  }
+  return false;
+}
+
+void Checker::warnBuffersNeverWritten() {
+  // After an error the function's reads and writes are not all known.
+  if (diags_.errorCount() != errorsBeforeFunction_) return;
+  for (const Symbol* b : ownBuffers_) {
+    auto read = bufferReads_.find(b);
+    if (read == bufferReads_.end() || bufferWrites_.contains(b)) continue;
+    if (llvm::any_of(inlineTexts_, [&](llvm::StringRef t) { return namesIdentifier(t, b->name); })) continue;
+    report(read->second, DiagKind::warn_buffer_never_written, storageName(b->type.storage), b->name,
+           functionDecl_->name);
   }
 }
 

@@ -288,6 +288,20 @@ class Checker {
     const Scope* scope = nullptr;
   };
   llvm::DenseMap<const Symbol*, FutureState> futures_;
+
+  /// Shared and local buffers of the current function, and what reads and
+  /// writes them: a buffer that `mma.load` or a copy reads but that nothing
+  /// else names (a copy into it, `mma.store`, an assignment, a call, C++ or
+  /// assembly text) has undefined contents (warnBuffersNeverWritten; not
+  /// after an error in the function).
+  std::vector<const Symbol*> ownBuffers_;
+  llvm::DenseMap<const Symbol*, llvm::SMRange> bufferReads_;
+  llvm::DenseSet<const Symbol*> bufferWrites_;
+  std::vector<llvm::StringRef> inlineTexts_;
+  unsigned readOnlyOperand_ = 0;
+  unsigned errorsBeforeFunction_ = 0;
+  void noteBufferUse(const Symbol* s, const Type& t, llvm::SMRange where);
+  void warnBuffersNeverWritten();
   Symbol* bindFuture(llvm::StringRef name, llvm::SMLoc loc, const Type& type, const ast::Node* stmt);
 
   /// Fragments bound by `mma.load` of a shared view without `.frag`: under

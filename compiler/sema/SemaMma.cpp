@@ -91,7 +91,9 @@ void Checker::checkMmaLoad(const MmaLoadStmt* s) {
     if (!v || !(*v == 0 || *v == 1 || *v == 2 || *v == 3 || *v == 32 || *v == 64 || *v == 128))
       report(s->swizzle->range(), DiagKind::err_swizzle_value, exprText(s->swizzle));
   }
+  ++readOnlyOperand_;
   Type src = check(s->source);
+  --readOnlyOperand_;
   if (src.kind == TypeKind::Future) src.kind = TypeKind::Data;
   if (!src.isError() && src.kind != TypeKind::Data) {
     report(s->source->range(), DiagKind::err_mma_load_source, exprText(s->source), describe(src));
