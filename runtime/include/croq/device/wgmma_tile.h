@@ -284,6 +284,39 @@ CROQ_DEVICE void store_acc_stsm(const accumulator_t<N, AccT>& acc, OutT* p, int 
   }
 }
 
+// The whole 64 x N accumulator into row-major global memory (element (r, c)
+// at p[r * ld + c]), 8 bytes a thread: of each 16-column block, a quad of
+// lanes holds two 8-column pairs per row; two exchanges within the quad give
+// each lane 4 consecutive elements (lanes 0, 1, 2, 3 get columns 0-3, 4-7,
+// 12-15, 8-11), so that a warp's store fills whole 32-byte sectors of 8 rows
+// instead of half of each. `p` and `ld` keep every 4 elements 8-byte aligned;
+// all 32 lanes of each warp take part.
+template <int N, typename AccT, typename OutT>
+CROQ_DEVICE void store_acc_quads(const accumulator_t<N, AccT>& acc, OutT* p, int ld) {
+  const int tid = static_cast<int>(threadIdx.x) % 128;
+  const int t = tid % 4;
+  const bool odd = t % 2 != 0, upper = t >= 2;
+  const int col = 8 * (t / 2) + 4 * ((t % 2) ^ (t / 2));
+  auto v = [&](int i) { return acc_value<N, AccT>(acc, i); };
+#pragma unroll
+  for (int b = 0; b < N / 16; ++b) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      // x0, x1: this lane's pair of row `h` in column groups 2b and 2b + 1.
+      const std::uint32_t x0 = pack_out2<OutT>(v(8 * b + 2 * h), v(8 * b + 2 * h + 1));
+      const std::uint32_t x1 = pack_out2<OutT>(v(8 * b + 4 + 2 * h), v(8 * b + 4 + 2 * h + 1));
+      const std::uint32_t keep = upper ? x1 : x0;
+      const std::uint32_t got = __shfl_xor_sync(0xffffffffu, upper ? x0 : x1, 2);
+      const std::uint32_t other = __shfl_xor_sync(0xffffffffu, odd ? keep : got, 1);
+      uint2 out;
+      out.x = odd ? other : keep;
+      out.y = odd ? got : other;
+      const int row = acc_row(tid, 2 * h);
+      *reinterpret_cast<uint2*>(p + row * ld + 16 * b + col) = out;
+    }
+  }
+}
+
 }  // namespace detail
 
 // Stores the 64 x N accumulator of this thread's warpgroup: element (r, c)
@@ -293,7 +326,8 @@ CROQ_DEVICE void store_acc_stsm(const accumulator_t<N, AccT>& acc, OutT* p, int 
 // warpgroup executes it together: p, the strides and the extents are the
 // same in every thread, as the lowering passes them). Other contiguous rows
 // are written a pair of elements at a time where the pair is aligned, the
-// rest element by element.
+// rest element by element, except that a whole tile of a 16-bit type whose
+// rows hold 8-byte aligned quads of elements is written a quad at a time.
 template <int N, typename AccT, typename OutT>
 CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, int s1, int v0, int v1) {
   const int tid = static_cast<int>(threadIdx.x) % 128;
@@ -311,6 +345,13 @@ CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, i
     }
   }
 #endif
+  if constexpr (sizeof(OutT) == 2 && N % 16 == 0) {
+    if (v0 >= 64 && v1 >= N && s1 == 1 && s0 % 4 == 0 && reinterpret_cast<std::uintptr_t>(p) % 8 == 0 &&
+        __activemask() == 0xffffffffu) {
+      detail::store_acc_quads<N, AccT, OutT>(acc, p, s0);
+      return;
+    }
+  }
   if constexpr (sizeof(OutT) == 1 || sizeof(OutT) == 2 || sizeof(OutT) == 4) {
     if (s1 == 1 && s0 % 2 == 0 && reinterpret_cast<std::uintptr_t>(p) % (2 * sizeof(OutT)) == 0) {
       // acc_col of an even i is even, so (c, c + 1) is an aligned pair.
