@@ -7,6 +7,8 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/FormatVariadic.h>
 
+#include "basic/Words.h"
+
 namespace croqc::lower {
 
 using namespace ast;
@@ -16,14 +18,7 @@ namespace {
 /// Whether C++ text contains an `asm` statement (`asm`, `__asm`, `__asm__`
 /// as a whole word): inline PTX, which only a GPU can run.
 bool containsInlineAsm(llvm::StringRef code) {
-  auto isWordChar = [](char ch) { return llvm::isAlnum(ch) || ch == '_'; };
-  for (llvm::StringRef word : {"asm", "__asm", "__asm__"}) {
-    for (size_t at = code.find(word); at != llvm::StringRef::npos; at = code.find(word, at + 1)) {
-      size_t end = at + word.size();
-      if ((at == 0 || !isWordChar(code[at - 1])) && (end == code.size() || !isWordChar(code[end]))) return true;
-    }
-  }
-  return false;
+  return containsWord(code, "asm") || containsWord(code, "__asm") || containsWord(code, "__asm__");
 }
 
 constexpr llvm::StringLiteral kInlinePtxHint =

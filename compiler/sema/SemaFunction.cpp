@@ -2,9 +2,9 @@
 // and parameters with their shapes, storage and symbolic dimensions (spec
 // sections 2 and 4).
 #include <llvm/ADT/STLExtras.h>
-#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/SourceMgr.h>
 
+#include "basic/Words.h"
 #include "sema/Sema.h"
 #include "sema/SemaImpl.h"
 #include "target/ElementTypes.h"
@@ -173,24 +173,13 @@ void Checker::noteBufferUse(const Symbol* s, const Type& t, llvm::SMRange where)
   else bufferWrites_.insert(b);
 }
 
-/// Whether `name` appears as an identifier in C++ or assembly text.
-static bool namesIdentifier(llvm::StringRef text, llvm::StringRef name) {
-  auto isIdent = [](char c) { return llvm::isAlnum(c) || c == '_'; };
-  for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + 1)) {
-    bool before = at > 0 && isIdent(text[at - 1]);
-    bool after = at + name.size() < text.size() && isIdent(text[at + name.size()]);
-    if (!before && !after) return true;
-  }
-  return false;
-}
-
 void Checker::warnBuffersNeverWritten() {
   // After an error the function's reads and writes are not all known.
   if (diags_.errorCount() != errorsBeforeFunction_) return;
   for (const Symbol* b : ownBuffers_) {
     auto read = bufferReads_.find(b);
     if (read == bufferReads_.end() || bufferWrites_.contains(b)) continue;
-    if (llvm::any_of(inlineTexts_, [&](llvm::StringRef t) { return namesIdentifier(t, b->name); })) continue;
+    if (llvm::any_of(inlineTexts_, [&](llvm::StringRef t) { return containsWord(t, b->name); })) continue;
     report(read->second, DiagKind::warn_buffer_never_written, storageName(b->type.storage), b->name,
            functionDecl_->name);
   }

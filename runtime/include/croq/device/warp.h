@@ -9,9 +9,10 @@
 //                               the per-thread register budget of the warpgroup to N
 //                               (24..256, multiple of 8). Elsewhere nothing: without the
 //                               instruction every thread keeps the budget ptxas gave the
-//                               kernel, which the code after the call was compiled for. Also callable as setreg_inc(N)
-//                               with N a compile-time constant after inlining, the form
-//                               `.co` code uses (`call croq::cuda::setreg_inc(240);`).
+//                               kernel, which the code after the call was compiled for.
+//                               Also callable as setreg_inc(N) with N a compile-time
+//                               constant after inlining, the form `.co` code uses
+//                               (`call croq::cuda::setreg_inc(240);`).
 #pragma once
 
 #include <cstdint>

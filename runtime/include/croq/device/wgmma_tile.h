@@ -284,13 +284,14 @@ CROQ_DEVICE void store_acc_stsm(const accumulator_t<N, AccT>& acc, OutT* p, int 
   }
 }
 
-// The whole 64 x N accumulator into row-major global memory (element (r, c)
-// at p[r * ld + c]), 8 bytes a thread: of each 16-column block, a quad of
-// lanes holds two 8-column pairs per row; two exchanges within the quad give
-// each lane 4 consecutive elements (lanes 0, 1, 2, 3 get columns 0-3, 4-7,
-// 12-15, 8-11), so that a warp's store fills whole 32-byte sectors of 8 rows
-// instead of half of each. `p` and `ld` keep every 4 elements 8-byte aligned;
-// all 32 lanes of each warp take part.
+// The whole 64 x N accumulator into row-major memory (element (r, c) at
+// p[r * ld + c]: global memory, or shared rows stmatrix cannot take), 8
+// bytes a thread: of each 16-column block, a quad of lanes holds two
+// 8-column pairs per row; two exchanges within the quad give each lane 4
+// consecutive elements (lanes 0, 1, 2, 3 get columns 0-3, 4-7, 12-15, 8-11),
+// so that a warp's store fills whole 32-byte sectors of 8 rows instead of
+// half of each. `p` and `ld` keep every 4 elements 8-byte aligned; all 32
+// lanes of each warp take part.
 template <int N, typename AccT, typename OutT>
 CROQ_DEVICE void store_acc_quads(const accumulator_t<N, AccT>& acc, OutT* p, int ld) {
   const int tid = static_cast<int>(threadIdx.x) % 128;
@@ -331,10 +332,11 @@ CROQ_DEVICE void store_acc_quads(const accumulator_t<N, AccT>& acc, OutT* p, int
 template <int N, typename AccT, typename OutT>
 CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, int s1, int v0, int v1) {
   const int tid = static_cast<int>(threadIdx.x) % 128;
+  const bool full = v0 >= 64 && v1 >= N;
 #if CROQ_SM90_ENABLED
   if constexpr (sizeof(OutT) == 2 && N % 8 == 0) {
     constexpr int kVec = 16 / static_cast<int>(sizeof(OutT));
-    const bool whole = v0 >= 64 && v1 >= N && reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && __isShared(p);
+    const bool whole = full && reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && __isShared(p);
     if (whole && s1 == 1 && s0 % kVec == 0) {
       detail::store_acc_stsm<false, N, AccT, OutT>(acc, p, s0);
       return;
@@ -346,7 +348,7 @@ CROQ_DEVICE void store_acc(const accumulator_t<N, AccT>& acc, OutT* p, int s0, i
   }
 #endif
   if constexpr (sizeof(OutT) == 2 && N % 16 == 0) {
-    if (v0 >= 64 && v1 >= N && s1 == 1 && s0 % 4 == 0 && reinterpret_cast<std::uintptr_t>(p) % 8 == 0 &&
+    if (full && s1 == 1 && s0 % 4 == 0 && reinterpret_cast<std::uintptr_t>(p) % 8 == 0 &&
         __activemask() == 0xffffffffu) {
       detail::store_acc_quads<N, AccT, OutT>(acc, p, s0);
       return;
