@@ -408,7 +408,10 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
       continue;
     }
     const sema::Type* t = sema_.typeOf(a);
-    if (t && t->kind == sema::TypeKind::Ituple) {
+    // An ituple, or a bounded one (`idx` of `with idx in [b]`): the current
+    // values of its elements.
+    if (t && (t->kind == sema::TypeKind::Ituple ||
+              (t->kind == sema::TypeKind::BoundedTuple && t->values.size() == t->shape.size()))) {
       format += "{";
       for (size_t i = 0; i < t->values.size(); ++i) {
         if (i) format += ", ";
