@@ -728,7 +728,11 @@ Type Checker::checkMember(const MemberExpr* m) {
         t.kind = TypeKind::Data;
         return t;
       }
-      report(m->range(), DiagKind::err_data_of_non_future, exprText(m->base), describe(base));
+      // `x.data` of spanned data is the data itself, as Croqtile reads it
+      // (`call f(a.data)` with `a` a parameter).
+      if (m->member == TokenKind::m_data && base.kind == TypeKind::Data) return base;
+      report(m->range(), DiagKind::err_data_of_non_future, tokenKindSpelling(m->member), exprText(m->base),
+             describe(base));
       return Type::error();
     }
     default: break;
