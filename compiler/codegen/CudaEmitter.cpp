@@ -333,7 +333,9 @@ void Emitter::function(const Function& f) {
       }
       case HostStmt::Kind::Raw: line(h.text); break;
       case HostStmt::Kind::Code:
+        hostCode_ = true;
         for (const Stmt* s : h.code) stmt(s);
+        hostCode_ = false;
         break;
       case HostStmt::Kind::StreamWait: line("croq::stream_wait(" + h.text + ", " + h.from + ");"); break;
       case HostStmt::Kind::StreamSync: line("CROQ_CUDA_CHECK(cudaStreamSynchronize(" + h.text + "));"); break;

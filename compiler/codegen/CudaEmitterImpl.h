@@ -84,7 +84,9 @@ class Emitter {
   std::vector<PendingLet> pendingLets_;
   unsigned lines_ = 0;
   unsigned indent_ = 0;
-  /// The wrapper's device buffers (`croq::device_buffer`s), by name.
+  /// Printing statements a host wrapper runs (HostStmt::Code): the host
+  /// compiler gets them, which knows no `#pragma unroll`.
+  bool hostCode_ = false;
 };
 
 }  // namespace croqc::codegen

@@ -339,7 +339,7 @@ void Emitter::controlFlow(const Stmt* s) {
       line("}");
       return;
     case StmtKind::For: {
-      if (s->unroll) line("#pragma unroll");
+      if (s->unroll && !hostCode_) line("#pragma unroll");
       std::string step = s->step == 1 ? "++" + s->var : s->var + " += " + std::to_string(s->step);
       line(llvm::formatv("for (int {0} = {1}; {0} < {2}; {3}) {{", s->var, printExpr(s->lo), printExpr(s->hi), step)
                .str());
