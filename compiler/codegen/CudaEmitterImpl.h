@@ -87,6 +87,12 @@ class Emitter {
   /// Printing statements a host wrapper runs (HostStmt::Code): the host
   /// compiler gets them, which knows no `#pragma unroll`.
   bool hostCode_ = false;
+  /// `#pragma unroll` before a loop, where nvcc compiles it: not in host
+  /// wrappers' code, nor anywhere on the CPU target (the host compiler warns
+  /// about a pragma it does not know, and `-Werror` builds fail).
+  void unrollPragma() {
+    if (!hostCode_ && !options_.cpuTarget) line("#pragma unroll");
+  }
 };
 
 }  // namespace croqc::codegen

@@ -160,7 +160,7 @@ void Emitter::wgmmaExec(const Stmt* s) {
     ++indent_;
     line(llvm::formatv("constexpr int ks_order_[{0}] = {{{1}};", s->kOrder.size(), list).str());
   }
-  line("#pragma unroll");
+  unrollPragma();
   if (ordered) {
     line(llvm::formatv("for (int ki_ = 0; ki_ < {0}; ++ki_) {{", s->count).str());
     ++indent_;
@@ -339,7 +339,7 @@ void Emitter::controlFlow(const Stmt* s) {
       line("}");
       return;
     case StmtKind::For: {
-      if (s->unroll && !hostCode_) line("#pragma unroll");
+      if (s->unroll) unrollPragma();
       std::string step = s->step == 1 ? "++" + s->var : s->var + " += " + std::to_string(s->step);
       line(llvm::formatv("for (int {0} = {1}; {0} < {2}; {3}) {{", s->var, printExpr(s->lo), printExpr(s->hi), step)
                .str());
