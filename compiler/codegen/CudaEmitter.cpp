@@ -54,42 +54,6 @@ void Emitter::hostText(const TopItem& item) {
   backToOutput();
 }
 
-// ---- kernels ----
-void Emitter::kernel(const Kernel& k) {
-  line("// " + k.name + ": " + std::to_string(k.threads) + (k.instances ? " threads per instance of `" + printExpr(k.instances) + "` per block, " : " threads per block, ") +
-       std::to_string(k.sharedBytes) + " bytes of shared memory" +
-       (k.runtimeSharedBytes ? " and buffers sized at the launch" : ""));
-  std::string params;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    if (i) params += ", ";
-    const KernelParam& p = k.params[i];
-    params += cxxType(paramType(p)) + (p.kind == KernelParam::Kind::Buffer ? " __restrict__ " : " ") + p.name;
-  }
-  std::string cluster = k.clusterSize > 1 ? llvm::formatv("__cluster_dims__({0}, 1, 1) ", k.clusterSize).str() : "";
-  std::string bounds;
-  if (k.maxRegisters) bounds = llvm::formatv("__maxnreg__({0}) ", k.maxRegisters).str();
-  else if (k.launchBoundThreads && k.launchMinBlocks)
-    bounds = llvm::formatv("__launch_bounds__({0}, {1}) ", k.launchBoundThreads, k.launchMinBlocks).str();
-  else if (k.launchBoundThreads) bounds = llvm::formatv("__launch_bounds__({0}) ", k.launchBoundThreads).str();
-  line(llvm::formatv("__global__ void {0}{3}{1}({2}) {{", bounds, k.name, params, cluster).str());
-  ++indent_;
-  if (!k.sharedBuffers.empty()) {
-    line(options_.cpuTarget ? "unsigned char* const croq_smem_ = croq::cpu::dynamic_shared_memory();"
-                            : "extern __shared__ __align__(1024) unsigned char croq_smem_[];");
-    for (const Buffer* b : k.sharedBuffers)
-      line(llvm::formatv("{0}* {1} = reinterpret_cast<{0}*>(croq_smem_ + {2});  // {3}", cxxElementType(b->elem),
-                         b->name, b->sharedOffsetExpr ? printExpr(b->sharedOffsetExpr) : std::to_string(b->sharedOffset),
-                         bufferShapeText(*b))
-               .str());
-  }
-  const size_t bodyStart = out_.size();
-  for (const Stmt* s : k.body) stmt(s);
-  --indent_;
-  line("}");
-  line("");
-  resolveLets(bodyStart);
-}
-
 namespace {
 
 // How often each identifier occurs in `text`.
@@ -116,6 +80,53 @@ llvm::StringMap<unsigned> identifierCounts(llvm::StringRef text) {
 }
 
 }  // namespace
+
+// ---- kernels ----
+void Emitter::kernel(const Kernel& k) {
+  line("// " + k.name + ": " + std::to_string(k.threads) + (k.instances ? " threads per instance of `" + printExpr(k.instances) + "` per block, " : " threads per block, ") +
+       std::to_string(k.sharedBytes) + " bytes of shared memory" +
+       (k.runtimeSharedBytes ? " and buffers sized at the launch" : ""));
+  std::string params;
+  // Where each parameter starts in `params`, to mark the ones the body does
+  // not use (a host compiler's -Wextra warns about them on the CPU target).
+  std::vector<size_t> paramStarts;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    if (i) params += ", ";
+    const KernelParam& p = k.params[i];
+    paramStarts.push_back(params.size());
+    params += cxxType(paramType(p)) + (p.kind == KernelParam::Kind::Buffer ? " __restrict__ " : " ") + p.name;
+  }
+  std::string cluster = k.clusterSize > 1 ? llvm::formatv("__cluster_dims__({0}, 1, 1) ", k.clusterSize).str() : "";
+  std::string bounds;
+  if (k.maxRegisters) bounds = llvm::formatv("__maxnreg__({0}) ", k.maxRegisters).str();
+  else if (k.launchBoundThreads && k.launchMinBlocks)
+    bounds = llvm::formatv("__launch_bounds__({0}, {1}) ", k.launchBoundThreads, k.launchMinBlocks).str();
+  else if (k.launchBoundThreads) bounds = llvm::formatv("__launch_bounds__({0}) ", k.launchBoundThreads).str();
+  const std::string head = llvm::formatv("__global__ void {0}{2}{1}(", bounds, k.name, cluster).str();
+  const size_t paramsAt = out_.size() + indent_ * 2 + head.size();
+  line(head + params + ") {");
+  const size_t afterHead = out_.size();
+  ++indent_;
+  if (!k.sharedBuffers.empty()) {
+    line(options_.cpuTarget ? "unsigned char* const croq_smem_ = croq::cpu::dynamic_shared_memory();"
+                            : "extern __shared__ __align__(1024) unsigned char croq_smem_[];");
+    for (const Buffer* b : k.sharedBuffers)
+      line(llvm::formatv("{0}* {1} = reinterpret_cast<{0}*>(croq_smem_ + {2});  // {3}", cxxElementType(b->elem),
+                         b->name, b->sharedOffsetExpr ? printExpr(b->sharedOffsetExpr) : std::to_string(b->sharedOffset),
+                         bufferShapeText(*b))
+               .str());
+  }
+  const size_t bodyStart = out_.size();
+  for (const Stmt* s : k.body) stmt(s);
+  --indent_;
+  line("}");
+  line("");
+  resolveLets(bodyStart);
+  const llvm::StringMap<unsigned> uses = identifierCounts(llvm::StringRef(out_).drop_front(afterHead));
+  for (size_t i = k.params.size(); i-- > 0;)
+    if (!uses.lookup(k.params[i].name)) out_.insert(paramsAt + paramStarts[i], "[[maybe_unused]] ");
+}
+
 
 void Emitter::resolveLets(size_t from) {
   if (pendingLets_.empty() || pendingLets_.back().offset < from) return;
