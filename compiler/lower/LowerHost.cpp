@@ -381,7 +381,7 @@ void appendFormatText(std::string& format, llvm::StringRef text) {
 void Lowerer::lowerPrint(const PrintStmt* p) {
   // Spec 15.4: the values one after another, as Croqtile prints them:
   // integers in decimal, floating-point elements with %f, ituples as
-  // `{a, b}`; `println` ends the line. Host code prints with the host's
+  // `{a, b}`, mdspans as `[a, b]`; `println` ends the line. Host code prints with the host's
   // printf, kernels with the device's (once per instance of the level the
   // statement is at, like an assignment). A `%f` value is an f32, which
   // the emitters pass as a double, a `%lld` value an integer, passed as a
@@ -418,6 +418,16 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
         value(lowerSym(t->values[i], a->loc()));
       }
       format += "}";
+      continue;
+    }
+    // An mdspan (`a : [7, n]`, `x.span`): its extents, as `[7, 8]`.
+    if (t && t->kind == sema::TypeKind::Mdspan) {
+      format += "[";
+      for (size_t i = 0; i < t->shape.size(); ++i) {
+        if (i) format += ", ";
+        value(lowerSym(t->shape[i], a->loc()));
+      }
+      format += "]";
       continue;
     }
     if (t && (t->kind == sema::TypeKind::Int || t->kind == sema::TypeKind::Bool ||
