@@ -19,12 +19,17 @@ using namespace ast;
 using llvm::SMRange;
 using llvm::StringRef;
 
-const NameExpr* findMutableName(const SemaResult& result, const Expr* e) {
+bool isEntryValue(const Symbol* s) {
+  return s && s->kind == Symbol::Kind::Param && s->type.kind == TypeKind::Element && isIntegerElem(s->type.elem);
+}
+
+namespace {
+
+/// The first name in `e`, in the operands a shape or tuple expression is made
+/// of, for which `pred` holds.
+const NameExpr* findName(const Expr* e, llvm::function_ref<bool(const NameExpr*)> pred) {
   if (!e) return nullptr;
-  if (const auto* n = llvm::dyn_cast<NameExpr>(e)) {
-    const Symbol* s = result.references.lookup(n);
-    return s && s->isMutable ? n : nullptr;
-  }
+  if (const auto* n = llvm::dyn_cast<NameExpr>(e)) return pred(n) ? n : nullptr;
   llvm::SmallVector<const Expr*, 4> children;
   if (const auto* u = llvm::dyn_cast<UnaryExpr>(e)) children.push_back(u->operand);
   else if (const auto* b = llvm::dyn_cast<BinaryExpr>(e)) children.append({b->lhs, b->rhs});
@@ -34,8 +39,32 @@ const NameExpr* findMutableName(const SemaResult& result, const Expr* e) {
   else if (const auto* x = llvm::dyn_cast<CastExpr>(e)) children.push_back(x->operand);
   else if (const auto* call = llvm::dyn_cast<CallExpr>(e)) children.append(call->args.begin(), call->args.end());
   for (const Expr* c : children)
-    if (const NameExpr* found = findMutableName(result, c)) return found;
+    if (const NameExpr* found = findName(c, pred)) return found;
   return nullptr;
+}
+
+}  // namespace
+
+const NameExpr* findMutableName(const SemaResult& result, const Expr* e) {
+  return findName(e, [&](const NameExpr* n) {
+    const Symbol* s = result.references.lookup(n);
+    return s && s->isMutable && !isEntryValue(s);
+  });
+}
+
+void Checker::noteEntryValues(const Expr* e, llvm::SMLoc declaration, StringRef into) {
+  findName(e, [&](const NameExpr* n) {
+    const Symbol* s = result_.references.lookup(n);
+    if (isEntryValue(s)) entryValueUses_.try_emplace(s, EntryValueUse{declaration, into.str()});
+    return false;
+  });
+}
+
+void Checker::checkNotCaptured(const Symbol* s, const NameExpr* name) {
+  auto it = entryValueUses_.find(s);
+  if (it == entryValueUses_.end()) return;
+  report(name->range(), DiagKind::err_assign_captured_value, name->name, it->second.into)
+      .note(it->second.at, DiagKind::note_captured_here, it->second.into, name->name);
 }
 
 std::unique_ptr<SemaResult> analyze(const Program& program, const SemaOptions& options, DiagnosticEngine& diags) {
@@ -346,6 +375,7 @@ void Checker::checkAssign(const AssignStmt* a) {
           .note(existing->loc, DiagKind::note_previous_declaration, name->name);
       return;
     }
+    checkNotCaptured(existing, name);
     if (existing->type.kind == TypeKind::Element) {
       if (!checkIntegerOperands(a->op, {{a->target, &existing->type}, {a->value, &value}})) return;
       checkConversion(value, existing->type.elem, a->value->range());
@@ -406,6 +436,8 @@ void Checker::checkBinding(const AssignStmt* a, const NameExpr* name) {
     if (const NameExpr* m = findMutableName(result_, a->value))
       report(m->range(), DiagKind::err_immutable_from_mutable, value.kind == TypeKind::Ituple ? "ituple" : "mdspan",
              name->name, m->name);
+    noteEntryValues(a->value, name->loc(),
+                    (llvm::Twine(value.kind == TypeKind::Ituple ? "ituple `" : "mdspan `") + name->name + "`").str());
   }
   Symbol* s = declare(name->name, name->loc(), Symbol::Kind::Variable, value, false);
   if (value.kind == TypeKind::Int || value.kind == TypeKind::Bounded) {
@@ -470,7 +502,13 @@ void Checker::checkConversion(const Type& from, TokenKind to, SMRange where) {
 
 /// Declares the variables of one `with`/`foreach` binding.
 void Checker::bindIteration(const IterBinding& b, Symbol::Kind kind, bool isWith) {
-  std::optional<SymList> extents = shapeOf(b.extent, "an iteration space");
+  // Integer data (`s32 len`) gives a space of one dimension, its value where
+  // the loop starts.
+  std::optional<SymList> extents;
+  const Type data = b.extent ? check(b.extent) : Type::error();
+  const SymExpr* length = data.kind == TypeKind::Element && isIntegerElem(data.elem) ? integerDataValue(b.extent) : nullptr;
+  if (length && !sym::isUnknown(length)) extents = SymList{length};
+  else extents = shapeOf(b.extent, "an iteration space");
   if (!extents) extents.emplace();
   // A `with` names positions of a space, which needs at least one (a
   // `foreach` over an empty range is a loop that runs no time).

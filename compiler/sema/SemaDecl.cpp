@@ -190,6 +190,7 @@ void Checker::checkMdspanDecl(const MdspanDeclStmt* d) {
     report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "mdspan", *d->rank, t.rank());
   if (const NameExpr* m = t.isError() ? nullptr : findMutableName(result_, d->init))
     report(m->range(), DiagKind::err_immutable_from_mutable, "mdspan", d->name, m->name);
+  noteEntryValues(d->init, d->loc(), ("mdspan `" + d->name + "`").str());
   Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
   result_.declarations[d].push_back(s);
 }
@@ -201,7 +202,9 @@ void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
     t = Type::error();
   } else {
     Type init = check(d->init);
-    if (init.kind == TypeKind::Ituple) {
+    if (init.isError()) {
+      t = init;
+    } else if (init.kind == TypeKind::Ituple) {
       t = init;
     } else if (init.kind == TypeKind::Mdspan && llvm::isa<BinaryExpr, CallExpr>(d->init)) {
       // Shape arithmetic (`d.span / [3, 4]`, `cdiv(d.span, {2, 2})`): its
@@ -218,6 +221,7 @@ void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
     report(d->range(), DiagKind::err_rank_annotation_mismatch, d->name, "ituple", *d->rank, t.values.size());
   if (const NameExpr* m = t.isError() ? nullptr : findMutableName(result_, d->init))
     report(m->range(), DiagKind::err_immutable_from_mutable, "ituple", d->name, m->name);
+  noteEntryValues(d->init, d->loc(), ("ituple `" + d->name + "`").str());
   Symbol* s = declare(d->name, d->loc(), Symbol::Kind::Variable, t, false);
   result_.declarations[d].push_back(s);
 }

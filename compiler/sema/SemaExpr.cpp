@@ -111,6 +111,29 @@ const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
 // `s32 seg = offsets.at(e)`) has a symbol of its own, and sums, differences
 // and products of such names, integers and parameters are followed
 // symbolically (`seg_start + iv_m * 64`).
+/// Integer data made only of integers and entry values (isEntryValue:
+/// `{1, x, 3}` of an `s32 x` parameter) as an ituple element or mdspan
+/// extent; null for any other value.
+const SymExpr* Checker::integerEntryValue(const Expr* e, const Type& t) {
+  if (t.kind != TypeKind::Element || !isIntegerElem(t.elem)) return nullptr;
+  bool onlyEntryValues = true;
+  std::function<void(const Expr*)> visit = [&](const Expr* x) {
+    if (const auto* n = llvm::dyn_cast<NameExpr>(x)) {
+      const Symbol* s = result_.references.lookup(n);
+      onlyEntryValues &= isEntryValue(s) || (s && s->type.isIntegral());
+    } else if (const auto* b = llvm::dyn_cast<BinaryExpr>(x)) {
+      visit(b->lhs);
+      visit(b->rhs);
+    } else if (!llvm::isa<IntLiteralExpr>(x)) {
+      onlyEntryValues = false;
+    }
+  };
+  visit(e);
+  if (!onlyEntryValues) return nullptr;
+  const SymExpr* v = integerDataValue(e);
+  return sym::isUnknown(v) ? nullptr : v;
+}
+
 const SymExpr* Checker::integerDataValue(const Expr* e) {
   Type t = check(e);
   if (t.isIntegral()) return valueOf(e);
@@ -298,13 +321,6 @@ Type Checker::checkUnary(const UnaryExpr* u) {
     case TokenKind::plusplus:
     case TokenKind::minusminus: {
       if (!checkIncrementOperand(u->op, u->operand)) return Type::error();
-      if (const auto* n = llvm::dyn_cast<NameExpr>(u->operand)) {
-        auto it = result_.references.find(n);
-        if (it != result_.references.end() && !isMutableValue(it->second)) {
-          report(n->range(), DiagKind::err_reassign_immutable, n->name);
-          return Type::error();
-        }
-      }
       Type t = operand;
       if (t.kind == TypeKind::Int) t.values = {unknown()};
       return t;
@@ -336,9 +352,18 @@ Type Checker::checkUnary(const UnaryExpr* u) {
 }
 
 /// `++x`, `x--`: only a variable or an element (or `++x`, which C++ makes
-/// one) has storage to change.
+/// one) has storage to change, and only a mutable variable may change.
 bool Checker::checkIncrementOperand(TokenKind op, const Expr* o) {
-  if (llvm::isa<NameExpr, MethodExpr, ElementOfExpr, SubscriptExpr>(o)) return true;
+  if (const auto* n = llvm::dyn_cast<NameExpr>(o)) {
+    const Symbol* s = result_.references.lookup(n);
+    if (s && !isMutableValue(s)) {
+      report(n->range(), DiagKind::err_reassign_immutable, n->name);
+      return false;
+    }
+    if (s) checkNotCaptured(s, n);
+    return true;
+  }
+  if (llvm::isa<MethodExpr, ElementOfExpr, SubscriptExpr>(o)) return true;
   if (const auto* u = llvm::dyn_cast<UnaryExpr>(o); u && (u->op == TokenKind::plusplus || u->op == TokenKind::minusminus))
     return true;
   report(o->range(), DiagKind::err_increment_of_value, tokenKindSpelling(op), exprText(o), storagelessValueKind(o));
@@ -349,13 +374,6 @@ Type Checker::checkPostfix(const PostfixExpr* p) {
   Type operand = check(p->operand);
   if (operand.isError()) return operand;
   if (!checkIncrementOperand(p->op, p->operand)) return Type::error();
-  if (const auto* n = llvm::dyn_cast<NameExpr>(p->operand)) {
-    auto it = result_.references.find(n);
-    if (it != result_.references.end() && !isMutableValue(it->second)) {
-      report(n->range(), DiagKind::err_reassign_immutable, n->name);
-      return Type::error();
-    }
-  }
   Type t = operand;
   if (t.kind == TypeKind::Int) t.values = {unknown()};
   return t;
@@ -674,6 +692,8 @@ Type Checker::checkItuple(const ItupleExpr* tuple) {
     } else if (el.kind == TypeKind::BoundedTuple) {
       SymList values = tupleValues(el);
       t.values.append(values.begin(), values.end());
+    } else if (const SymExpr* v = integerEntryValue(e, el)) {
+      t.values.push_back(v);
     } else {
       report(e->range(), DiagKind::err_type_mismatch, "an integer in the ituple", "a value", describe(el));
       return Type::error();
@@ -693,6 +713,8 @@ Type Checker::checkMdspan(const MdspanExpr* m) {
       t.shape.push_back(valueOf(e));
     } else if (d.kind == TypeKind::Ituple) {
       t.shape.append(d.values.begin(), d.values.end());
+    } else if (const SymExpr* v = integerEntryValue(e, d)) {
+      t.shape.push_back(v);
     } else {
       report(e->range(), DiagKind::err_mdspan_non_integer, describe(d));
       return Type::error();

@@ -157,6 +157,9 @@ void Checker::checkParams(const CoFunction& fn, FunctionInfo& info) {
     if (t.kind == TypeKind::Int) {
       s->value = sym().symbol(name, std::nullopt);
       s->type.values = {s->value};
+    } else if (isEntryValue(s)) {
+      // Its value at each use, as an integer-data variable's.
+      s->value = sym().symbol(name, std::nullopt);
     }
     info.params.push_back(s);
   }

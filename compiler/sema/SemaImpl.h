@@ -43,8 +43,13 @@ bool isFloatElem(TokenKind k);
 /// The element type of `a op b` for element operands (C++-like promotion).
 TokenKind promoteElem(TokenKind a, TokenKind b);
 
+/// An integer-data parameter (`s32 x`): a run-time value fixed at entry, which
+/// ituples and mdspans may take while the body does not assign it after.
+bool isEntryValue(const Symbol* s);
+
 /// The first name in `e` that refers to a mutable value (spec 5.2: mdspans
-/// and ituples cannot be initialised from mutable values).
+/// and ituples cannot be initialised from mutable values); entry values
+/// (isEntryValue) are not mutable here.
 const ast::NameExpr* findMutableName(const SemaResult& result, const ast::Expr* e);
 
 class Checker {
@@ -77,6 +82,15 @@ class Checker {
   void checkCompound(const ast::CompoundStmt* c);
   void checkAssign(const ast::AssignStmt* a);
   void checkBinding(const ast::AssignStmt* a, const ast::NameExpr* name);
+  /// Integer-data parameters that an ituple or mdspan takes the value of in
+  /// `e` (isEntryValue): the body may not assign them after (checkNotCaptured).
+  void noteEntryValues(const ast::Expr* e, llvm::SMLoc declaration, llvm::StringRef into);
+  void checkNotCaptured(const Symbol* s, const ast::NameExpr* name);
+  struct EntryValueUse {
+    llvm::SMLoc at;    // the first declaration that takes the value
+    std::string into;  // "ituple `b`"
+  };
+  llvm::DenseMap<const Symbol*, EntryValueUse> entryValueUses_;
   void checkScalarDecl(const ast::ScalarDeclStmt* d);
   void checkSpannedDecl(const ast::SpannedDeclStmt* d);
   void checkFragDecl(const ast::FragDeclStmt* d);
@@ -140,6 +154,7 @@ class Checker {
   /// Checks `e` and returns its integer value, reporting non-integers.
   const SymExpr* intValue(const ast::Expr* e, llvm::StringRef what);
   const SymExpr* integerDataValue(const ast::Expr* e);
+  const SymExpr* integerEntryValue(const ast::Expr* e, const Type& t);
   std::optional<std::int64_t> constantOf(const ast::Expr* e);
   /// The dimensions an expression denotes as a shape: an mdspan, an int
   /// (rank 1), a bounded ituple's extents or spanned data's shape.
