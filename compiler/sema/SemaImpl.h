@@ -177,6 +177,7 @@ class Checker {
                     const ast::MethodExpr* at);
   Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);
   Type checkSpanAs(const ast::MethodExpr* m, const Type& base);
+  std::optional<Type> squeezedView(const Type& base, const SymList& shape);
   std::optional<const SymExpr*> contiguousWindowOffset(const ast::MethodExpr* m, const Type& base);
   bool isWholeReshape(const Type& base);
   Type checkSqueeze(const ast::MethodExpr* m, const Type& base);

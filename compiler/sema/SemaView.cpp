@@ -441,6 +441,9 @@ Type Checker::checkSpanAs(const MethodExpr* m, const Type& base) {
   }
   const SymExpr* offset = base.view ? base.view->linearOffset : nullptr;
   if (base.view && !base.view->origin.empty()) {
+    // Dropping dimensions of extent 1 (`[1, 1, K, BV]` as `[K, BV]`) keeps
+    // any window as it is: no contiguity needed.
+    if (std::optional<Type> squeezed = squeezedView(base, shape)) return *squeezed;
     for (const SymExpr* s : base.view->stride) {
       if (sym().proveEQ(s, sym().constant(1)) != Truth::True) {
         report(m->range(), DiagKind::err_span_as_non_contiguous, exprText(m->base));
@@ -464,6 +467,29 @@ Type Checker::checkSpanAs(const MethodExpr* m, const Type& base) {
     view->dimMap.clear();
     t.view = view;
   }
+  return t;
+}
+
+/// `base` with some of its dimensions of extent 1 left out, when that gives
+/// `shape`: a view of the same elements, walked along the other dimensions.
+std::optional<Type> Checker::squeezedView(const Type& base, const SymList& shape) {
+  if (shape.size() >= base.rank()) return std::nullopt;
+  auto isOne = [&](const SymExpr* e) { return sym().proveEQ(e, sym().constant(1)) == Truth::True; };
+  std::vector<unsigned> kept;
+  size_t d = 0;
+  for (const SymExpr* want : shape) {
+    while (d < base.rank() && sym().proveEQ(base.shape[d], want) != Truth::True && isOne(base.shape[d])) ++d;
+    if (d == base.rank() || sym().proveEQ(base.shape[d], want) != Truth::True) return std::nullopt;
+    kept.push_back(static_cast<unsigned>(d++));
+  }
+  for (; d < base.rank(); ++d)
+    if (!isOne(base.shape[d])) return std::nullopt;
+  Type t = base;
+  t.shape = shape;
+  auto view = std::make_shared<ViewInfo>(*base.view);
+  view->dimMap.clear();
+  for (unsigned k : kept) view->dimMap.push_back(base.view->dimMap.empty() ? k : base.view->dimMap[k]);
+  t.view = view;
   return t;
 }
 
