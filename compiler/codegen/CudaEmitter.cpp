@@ -116,6 +116,10 @@ void Emitter::kernel(const Kernel& k) {
                          bufferShapeText(*b))
                .str());
   }
+  for (const Buffer* b : k.cppNamedBuffers)
+    line(llvm::formatv("[[maybe_unused]] {0}* const {1} = {2};  // `{1}` in `__cpp__` code", cxxElementType(b->elem),
+                       b->sourceName, b->name)
+             .str());
   const size_t bodyStart = out_.size();
   for (const Stmt* s : k.body) stmt(s);
   --indent_;

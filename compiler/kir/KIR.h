@@ -452,6 +452,9 @@ struct Kernel {
   const Expr* instances = nullptr;
   /// Shared buffers declared at kernel scope; their total size.
   std::vector<const Buffer*> sharedBuffers;
+  /// Global and shared buffers that `__cpp__` text in the kernel names by
+  /// their `.co` name: the kernel declares that name as their pointer.
+  std::vector<const Buffer*> cppNamedBuffers;
   std::int64_t sharedBytes = 0;
   /// The shared buffers have their offsets and `sharedBytes` its value (the
   /// `shared-layout` pass ran).

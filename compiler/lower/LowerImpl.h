@@ -141,6 +141,7 @@ class Lowerer {
   /// number; nullopt after a diagnostic for a name no operand has.
   std::optional<std::string> numberNamedAsmOperands(const ast::AsmStmt& a);
   void lowerCpp(const ast::Stmt* s);
+  void noteCppNamedBuffers(llvm::StringRef code);
   /// `--target=cpu`: host and `__device__` code that only a GPU can run
   /// (inline PTX, CUDA device functions the CPU runtime lacks) is reported
   /// where it is written.

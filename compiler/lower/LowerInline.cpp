@@ -132,6 +132,20 @@ std::optional<std::string> Lowerer::numberNamedAsmOperands(const ast::AsmStmt& a
   return out;
 }
 
+void Lowerer::noteCppNamedBuffers(llvm::StringRef code) {
+  // C++ text in a kernel names global and shared buffers as the `.co` source
+  // does (`topk_ids[i]`, `atomicAdd(&s_counts[e], 1)`), where the kernel
+  // has them under generated names.
+  auto named = [&](const kir::Buffer* b) {
+    return !b->sourceName.empty() && b->name != b->sourceName && containsWord(code, b->sourceName) &&
+           !llvm::is_contained(kernel_->cppNamedBuffers, b);
+  };
+  for (const kir::Buffer* b : globalBuffers_)
+    if (named(b)) kernel_->cppNamedBuffers.push_back(b);
+  for (const kir::Buffer* b : kernel_->sharedBuffers)
+    if (b->arrayDims.empty() && named(b)) kernel_->cppNamedBuffers.push_back(b);
+}
+
 void Lowerer::lowerCpp(const ast::Stmt* s) {
   if (const auto* c = llvm::dyn_cast<CppStmt>(s)) {
     if (cpuTarget() && containsInlineAsm(c->code)) {
@@ -139,6 +153,7 @@ void Lowerer::lowerCpp(const ast::Stmt* s) {
       return;
     }
     if (c->code.contains("setmaxnreg")) checkRegisterRealloc(s->range());
+    if (kernel_ && !host_) noteCppNamedBuffers(c->code);
     emit(StmtKind::Raw, s->loc())->text = c->code.str();
     return;
   }
