@@ -408,26 +408,25 @@ void Lowerer::lowerPrint(const PrintStmt* p) {
       continue;
     }
     const sema::Type* t = sema_.typeOf(a);
+    // Integers between brackets, comma-separated.
+    auto list = [&](const char* open, const sema::SymList& items, const char* close) {
+      format += open;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) format += ", ";
+        value(lowerSym(items[i], a->loc()));
+      }
+      format += close;
+    };
     // An ituple, or a bounded one (`idx` of `with idx in [b]`): the current
     // values of its elements.
     if (t && (t->kind == sema::TypeKind::Ituple ||
               (t->kind == sema::TypeKind::BoundedTuple && t->values.size() == t->shape.size()))) {
-      format += "{";
-      for (size_t i = 0; i < t->values.size(); ++i) {
-        if (i) format += ", ";
-        value(lowerSym(t->values[i], a->loc()));
-      }
-      format += "}";
+      list("{", t->values, "}");
       continue;
     }
     // An mdspan (`a : [7, n]`, `x.span`): its extents, as `[7, 8]`.
     if (t && t->kind == sema::TypeKind::Mdspan) {
-      format += "[";
-      for (size_t i = 0; i < t->shape.size(); ++i) {
-        if (i) format += ", ";
-        value(lowerSym(t->shape[i], a->loc()));
-      }
-      format += "]";
+      list("[", t->shape, "]");
       continue;
     }
     if (t && (t->kind == sema::TypeKind::Int || t->kind == sema::TypeKind::Bool ||
