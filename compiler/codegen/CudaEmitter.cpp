@@ -125,16 +125,19 @@ void Emitter::kernel(const Kernel& k) {
   --indent_;
   line("}");
   line("");
-  resolveLets(bodyStart);
-  const llvm::StringMap<unsigned> uses = identifierCounts(llvm::StringRef(out_).drop_front(afterHead));
+  // The body's names decide both its lets and the parameters; the lines
+  // between the signature and the body (shared buffers, `__cpp__` names)
+  // may name parameters too.
+  const llvm::StringMap<unsigned> bodyUses = identifierCounts(llvm::StringRef(out_).drop_front(bodyStart));
+  const llvm::StringMap<unsigned> prologueUses = identifierCounts(llvm::StringRef(out_).slice(afterHead, bodyStart));
+  resolveLets(bodyStart, bodyUses);
   for (size_t i = k.params.size(); i-- > 0;)
-    if (!uses.lookup(k.params[i].name)) out_.insert(paramsAt + paramStarts[i], "[[maybe_unused]] ");
+    if (!bodyUses.lookup(k.params[i].name) && !prologueUses.lookup(k.params[i].name))
+      out_.insert(paramsAt + paramStarts[i], "[[maybe_unused]] ");
 }
 
-
-void Emitter::resolveLets(size_t from) {
+void Emitter::resolveLets(size_t from, const llvm::StringMap<unsigned>& uses) {
   if (pendingLets_.empty() || pendingLets_.back().offset < from) return;
-  const llvm::StringMap<unsigned> uses = identifierCounts(llvm::StringRef(out_).drop_front(from));
   std::vector<size_t> unused;
   while (!pendingLets_.empty() && pendingLets_.back().offset >= from) {
     // The declaration itself is one use.
@@ -359,7 +362,7 @@ void Emitter::function(const Function& f) {
   }
   --indent_;
   line("}");
-  resolveLets(wrapperStart);
+  resolveLets(wrapperStart, identifierCounts(llvm::StringRef(out_).drop_front(wrapperStart)));
   backToOutput();
 }
 

@@ -3,6 +3,7 @@
 // of host code). Private to compiler/codegen.
 #pragma once
 
+#include <llvm/ADT/StringMap.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/SourceMgr.h>
 
@@ -34,12 +35,12 @@ class Emitter {
   }
   // A `let` that its kernel (or host wrapper) may never read: where its
   // declaration starts (the line about to be printed) is noted, and
-  // resolveLets puts `[[maybe_unused]] ` there when the kernel's text names
-  // the variable nowhere else (a binding whose value the lowering folded into the
-  // expressions that use it), so that nvcc does not warn about generated
-  // code.
+  // resolveLets puts `[[maybe_unused]] ` there when the text from `from` on
+  // (whose identifiers `uses` counts) names the variable nowhere else (a
+  // binding whose value the lowering folded into the expressions that use
+  // it), so that nvcc does not warn about generated code.
   void noteLet(const std::string& var) { pendingLets_.push_back({out_.size() + indent_ * 2, var}); }
-  void resolveLets(size_t from);
+  void resolveLets(size_t from, const llvm::StringMap<unsigned>& uses);
 
   void backToOutput() { line(llvm::formatv("#line {0} \"{1}\"", lines_ + 2, options_.outputName).str()); }
 

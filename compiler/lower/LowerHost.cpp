@@ -381,8 +381,8 @@ void appendFormatText(std::string& format, llvm::StringRef text) {
 void Lowerer::lowerPrint(const PrintStmt* p) {
   // Spec 15.4: the values one after another, as Croqtile prints them:
   // integers in decimal, floating-point elements with %f, ituples as
-  // `{a, b}`, mdspans as `[a, b]`; `println` ends the line. Host code prints with the host's
-  // printf, kernels with the device's (once per instance of the level the
+  // `{a, b}`, mdspans as `[a, b]`; `println` ends the line. Host code
+  // prints with the host's printf, kernels with the device's (once per instance of the level the
   // statement is at, like an assignment). A `%f` value is an f32, which
   // the emitters pass as a double, a `%lld` value an integer, passed as a
   // long long.

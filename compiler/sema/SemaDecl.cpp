@@ -202,9 +202,7 @@ void Checker::checkItupleDecl(const ItupleDeclStmt* d) {
     t = Type::error();
   } else {
     Type init = check(d->init);
-    if (init.isError()) {
-      t = init;
-    } else if (init.kind == TypeKind::Ituple) {
+    if (init.isError() || init.kind == TypeKind::Ituple) {
       t = init;
     } else if (init.kind == TypeKind::Mdspan && llvm::isa<BinaryExpr, CallExpr>(d->init)) {
       // Shape arithmetic (`d.span / [3, 4]`, `cdiv(d.span, {2, 2})`): its

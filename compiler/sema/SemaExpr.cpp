@@ -111,29 +111,6 @@ const SymExpr* Checker::intValue(const Expr* e, StringRef what) {
 // `s32 seg = offsets.at(e)`) has a symbol of its own, and sums, differences
 // and products of such names, integers and parameters are followed
 // symbolically (`seg_start + iv_m * 64`).
-/// Integer data made only of integers and entry values (isEntryValue:
-/// `{1, x, 3}` of an `s32 x` parameter) as an ituple element or mdspan
-/// extent; null for any other value.
-const SymExpr* Checker::integerEntryValue(const Expr* e, const Type& t) {
-  if (t.kind != TypeKind::Element || !isIntegerElem(t.elem)) return nullptr;
-  bool onlyEntryValues = true;
-  std::function<void(const Expr*)> visit = [&](const Expr* x) {
-    if (const auto* n = llvm::dyn_cast<NameExpr>(x)) {
-      const Symbol* s = result_.references.lookup(n);
-      onlyEntryValues &= isEntryValue(s) || (s && s->type.isIntegral());
-    } else if (const auto* b = llvm::dyn_cast<BinaryExpr>(x)) {
-      visit(b->lhs);
-      visit(b->rhs);
-    } else if (!llvm::isa<IntLiteralExpr>(x)) {
-      onlyEntryValues = false;
-    }
-  };
-  visit(e);
-  if (!onlyEntryValues) return nullptr;
-  const SymExpr* v = integerDataValue(e);
-  return sym::isUnknown(v) ? nullptr : v;
-}
-
 const SymExpr* Checker::integerDataValue(const Expr* e) {
   Type t = check(e);
   if (t.isIntegral()) return valueOf(e);
@@ -165,6 +142,29 @@ const SymExpr* Checker::integerDataValue(const Expr* e) {
     case TokenKind::star: return sym().mul(l, r);
     default: return unknown();
   }
+}
+
+/// Integer data made only of integers and entry values (isEntryValue:
+/// `{1, x, 3}` of an `s32 x` parameter) as an ituple element or mdspan
+/// extent; null for any other value.
+const SymExpr* Checker::integerEntryValue(const Expr* e, const Type& t) {
+  if (t.kind != TypeKind::Element || !isIntegerElem(t.elem)) return nullptr;
+  bool onlyEntryValues = true;
+  std::function<void(const Expr*)> visit = [&](const Expr* x) {
+    if (const auto* n = llvm::dyn_cast<NameExpr>(x)) {
+      const Symbol* s = result_.references.lookup(n);
+      onlyEntryValues &= isEntryValue(s) || (s && s->type.isIntegral());
+    } else if (const auto* b = llvm::dyn_cast<BinaryExpr>(x)) {
+      visit(b->lhs);
+      visit(b->rhs);
+    } else if (!llvm::isa<IntLiteralExpr>(x)) {
+      onlyEntryValues = false;
+    }
+  };
+  visit(e);
+  if (!onlyEntryValues) return nullptr;
+  const SymExpr* v = integerDataValue(e);
+  return sym::isUnknown(v) ? nullptr : v;
 }
 
 std::optional<std::int64_t> Checker::constantOf(const Expr* e) {

@@ -178,6 +178,7 @@ class Checker {
   Type checkWindow(const ast::MethodExpr* m, const Type& base, const ast::MethodExpr* from);
   Type checkSpanAs(const ast::MethodExpr* m, const Type& base);
   std::optional<Type> squeezedView(const Type& base, const SymList& shape);
+  Type keepDimensions(const Type& base, llvm::ArrayRef<unsigned> kept);
   std::optional<const SymExpr*> contiguousWindowOffset(const ast::MethodExpr* m, const Type& base);
   bool isWholeReshape(const Type& base);
   Type checkSqueeze(const ast::MethodExpr* m, const Type& base);

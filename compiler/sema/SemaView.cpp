@@ -484,11 +484,22 @@ std::optional<Type> Checker::squeezedView(const Type& base, const SymList& shape
   }
   for (; d < base.rank(); ++d)
     if (!isOne(base.shape[d])) return std::nullopt;
-  Type t = base;
+  Type t = keepDimensions(base, kept);
   t.shape = shape;
-  auto view = std::make_shared<ViewInfo>(*base.view);
-  view->dimMap.clear();
-  for (unsigned k : kept) view->dimMap.push_back(base.view->dimMap.empty() ? k : base.view->dimMap[k]);
+  return t;
+}
+
+/// `base` walked along the dimensions `kept` (ascending) only: the others
+/// have extent 1.
+Type Checker::keepDimensions(const Type& base, llvm::ArrayRef<unsigned> kept) {
+  Type t = base;
+  t.shape.clear();
+  std::shared_ptr<ViewInfo> view = base.view ? std::make_shared<ViewInfo>(*base.view) : nullptr;
+  if (view) view->dimMap.clear();
+  for (unsigned d : kept) {
+    t.shape.push_back(base.shape[d]);
+    if (view) view->dimMap.push_back(base.view->dimMap.empty() ? d : base.view->dimMap[d]);
+  }
   t.view = view;
   return t;
 }
@@ -560,19 +571,14 @@ Type Checker::checkSqueeze(const MethodExpr* m, const Type& base) {
     report(m->range(), DiagKind::err_sqz_position);
     return Type::error();
   }
-  Type t = base;
-  t.shape.clear();
-  std::shared_ptr<ViewInfo> view = base.view ? std::make_shared<ViewInfo>(*base.view) : nullptr;
-  if (view) view->dimMap.clear();
+  std::vector<unsigned> kept;
   for (size_t d = 0; d < base.rank(); ++d) {
     // Every extent 1: the last dimension stays, as in Croqtile (shape [1]).
-    bool last = d + 1 == base.rank() && t.shape.empty();
+    bool last = d + 1 == base.rank() && kept.empty();
     if (sym::constantValue(base.shape[d]) == 1 && !last) continue;
-    t.shape.push_back(base.shape[d]);
-    if (view) view->dimMap.push_back(base.view->dimMap.empty() ? static_cast<unsigned>(d) : base.view->dimMap[d]);
+    kept.push_back(static_cast<unsigned>(d));
   }
-  t.view = view;
-  return t;
+  return keepDimensions(base, kept);
 }
 
 }  // namespace croqc::sema
